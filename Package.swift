@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Hot pixel loops are written with wrapping arithmetic and unsafe buffers; the release
+/// configuration additionally drops the remaining bounds/overflow checks in `Raster` only.
+let rasterSettings: [SwiftSetting] = [
+    .unsafeFlags(["-Ounchecked"], .when(configuration: .release)),
+]
+
+let package = Package(
+    name: "DarkModeKiosk",
+    products: [
+        .library(name: "Raster", targets: ["Raster"]),
+        .library(name: "DarkModeToggle", targets: ["DarkModeToggle"]),
+        .executable(name: "darkmode-kiosk", targets: ["darkmode-kiosk"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSDL2", pkgConfig: "sdl2",
+            providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(
+            name: "CPNG", pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]),
+        .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
+        .target(name: "DarkModeToggle", dependencies: ["Raster"]),
+        .target(name: "Kiosk", dependencies: ["DarkModeToggle", "Raster"]),
+        .target(name: "KioskSDL", dependencies: ["Kiosk", "CSDL2"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["Kiosk", "KioskSDL"]),
+        .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),
+        .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk"], resources: [.copy("Traces")]),
+    ]
+)

@@ -1,0 +1,3 @@
+import Kiosk
+import KioskSDL
+print("darkmode-kiosk: under construction")
