@@ -41,6 +41,9 @@ public final class Pixmap {
         pixels.update(repeating: 0, count: needed)
     }
 
+    /// How many pixels the current allocation can hold without growing.
+    public var capacityPixels: Int { capacity }
+
     public var bounds: IntRect { IntRect(x: 0, y: 0, width: width, height: height) }
     public var byteCount: Int { width * height * 4 }
 

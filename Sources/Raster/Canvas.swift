@@ -1,0 +1,256 @@
+/// A mask applied when a layer is composited.
+public enum LayerMask {
+    /// The anti-aliased coverage of a path (user space, under the canvas transform at `endLayer`).
+    case path(Path, FillRule)
+    /// The alpha of another pixmap whose top-left sits at `origin` in device pixels.
+    case alpha(Pixmap, origin: (x: Int, y: Int))
+}
+
+/// A premultiplied image placed in device space: what a finished layer or a cached sprite is.
+public final class Sprite {
+    public let pixmap: Pixmap
+    /// Device position of the pixmap's top-left pixel.
+    public var origin: (x: Int, y: Int)
+
+    public init(pixmap: Pixmap, origin: (x: Int, y: Int)) {
+        self.pixmap = pixmap
+        self.origin = origin
+    }
+
+    public var bounds: IntRect { IntRect(x: origin.x, y: origin.y, width: pixmap.width, height: pixmap.height) }
+}
+
+/// Draws paths and layers into a pixmap: the renderer's front end.
+///
+/// `transform` maps user coordinates to device pixels of the canvas's base pixmap. Layers
+/// (`beginLayer`/`endLayer`, SwiftUI's `drawingGroup` and `compositingGroup`) are off-screen
+/// pixmaps from a pool; they nest, and each one is composited into its parent with an opacity and
+/// an optional mask. Everything is clipped to `clip` (device pixels) and the current layer.
+public final class Canvas {
+    public var transform: Transform = .identity
+    public var clip: IntRect
+    public let pool: LayerPool
+    private let rasterizer = Rasterizer()
+    private var stack: [(sprite: Sprite, savedClip: IntRect)] = []
+    private var base: Sprite
+    private var rowScratch: [UInt32] = []
+    private var maskScratch: [UInt8] = []
+    private var floatScratch: [Float] = []
+    private var blurScratch: [Float] = []
+
+    public init(_ target: Pixmap, pool: LayerPool = LayerPool()) {
+        self.pool = pool
+        self.base = Sprite(pixmap: target, origin: (0, 0))
+        self.clip = target.bounds
+    }
+
+    /// Points the canvas at another base pixmap (keeps pool and scratch memory).
+    public func retarget(_ target: Pixmap, origin: (x: Int, y: Int) = (0, 0)) {
+        precondition(stack.isEmpty, "retarget with open layers")
+        base = Sprite(pixmap: target, origin: origin)
+        clip = base.bounds
+        transform = .identity
+    }
+
+    private var current: Sprite { stack.last?.sprite ?? base }
+
+    /// The device rectangle drawing can currently touch.
+    public var drawableBounds: IntRect { clip.intersection(current.bounds) }
+
+    // MARK: Filling
+
+    /// Fills a path with a paint, anti-aliased by exact area coverage.
+    public func fill(_ path: Path, _ paint: Paint, rule: FillRule = .nonZero, opacity: Double = 1) {
+        let target = current
+        let bounds = drawableBounds
+        guard !bounds.isEmpty, opacity > 0 else { return }
+        let pix = target.pixmap, ox = target.origin.x, oy = target.origin.y
+        switch paint {
+        case .solid(let color):
+            let packed = color.multipliedAlpha(clamp(opacity, 0, 1)).premultiplied8.packed
+            guard packed != 0 else { return }
+            rasterizer.fill(path, transform: transform, rule: rule, clip: bounds) { y, x, n, cov in
+                Blend.solidSpan(pix.pixels + (y - oy) * pix.stride + (x - ox), count: n, color: packed, coverage: cov)
+            }
+        case .linearGradient(let g):
+            let shader = GradientShader(g, transform: transform, opacity: clamp(opacity, 0, 1))
+            if rowScratch.count < bounds.width { rowScratch = [UInt32](repeating: 0, count: bounds.width) }
+            rowScratch.withUnsafeMutableBufferPointer { rowBuf in
+                let row = rowBuf.baseAddress!
+                rasterizer.fill(path, transform: transform, rule: rule, clip: bounds) { y, x, n, cov in
+                    let dst = pix.pixels + (y - oy) * pix.stride + (x - ox)
+                    if let solid = shader.rowConstant(y: y) {
+                        Blend.solidSpan(dst, count: n, color: solid, coverage: cov)
+                    } else {
+                        shader.shade(y: y, x: x, count: n, into: row)
+                        Blend.sourceSpan(dst, count: n, source: row, coverage: cov)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fills a device-pixel rectangle with a colour (src-over), no anti-aliasing needed.
+    public func fill(deviceRect: IntRect, _ color: Color) {
+        let target = current
+        let r = deviceRect.intersection(drawableBounds)
+        guard !r.isEmpty else { return }
+        let packed = color.premultiplied8.packed
+        let pix = target.pixmap
+        for y in r.minY..<r.maxY {
+            Blend.solidSpan(pix.pixels + (y - target.origin.y) * pix.stride + (r.minX - target.origin.x),
+                            count: r.width, color: packed, coverage: nil)
+        }
+    }
+
+    // MARK: Layers
+
+    /// Starts an off-screen layer covering `deviceBounds` (clipped to what is drawable).
+    public func beginLayer(deviceBounds: IntRect) {
+        let r = deviceBounds.intersection(drawableBounds)
+        let pix = pool.take(width: max(0, r.width), height: max(0, r.height))
+        stack.append((Sprite(pixmap: pix, origin: (r.x, r.y)), clip))
+        clip = r
+    }
+
+    /// Starts a layer covering user-space `bounds` under the current transform.
+    public func beginLayer(bounds: Rect) {
+        beginLayer(deviceBounds: deviceBounds(of: bounds))
+    }
+
+    /// The device pixels a user-space rectangle touches.
+    public func deviceBounds(of r: Rect) -> IntRect {
+        let pts = [Point(r.minX, r.minY), Point(r.maxX, r.minY), Point(r.minX, r.maxY), Point(r.maxX, r.maxY)].map(transform.apply)
+        let xs = pts.map(\.x), ys = pts.map(\.y)
+        return Rect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!).roundedOut
+    }
+
+    /// Ends the innermost layer and returns it as a sprite instead of compositing it (for caching
+    /// or post-processing). The caller owns the pixmap; give it back to `pool` when done.
+    public func endLayerAsSprite() -> Sprite {
+        let (sprite, saved) = stack.removeLast()
+        clip = saved
+        return sprite
+    }
+
+    /// Ends the innermost layer and composites it into its parent with an opacity and mask.
+    public func endLayer(opacity: Double = 1, mask: LayerMask? = nil) {
+        let sprite = endLayerAsSprite()
+        draw(sprite, opacity: opacity, mask: mask)
+        pool.give(sprite.pixmap)
+    }
+
+    /// Composites a sprite (src-over) at its origin, with opacity and an optional mask.
+    public func draw(_ sprite: Sprite, opacity: Double = 1, mask: LayerMask? = nil) {
+        let alpha = UInt32(clamp(opacity, 0, 1) * 255 + 0.5)
+        guard alpha > 0 else { return }
+        let target = current
+        let r = sprite.bounds.intersection(drawableBounds)
+        guard !r.isEmpty else { return }
+        let dst = target.pixmap, src = sprite.pixmap
+        func dstRow(_ y: Int) -> UnsafeMutablePointer<UInt32> {
+            dst.pixels + (y - target.origin.y) * dst.stride + (r.minX - target.origin.x)
+        }
+        func srcRow(_ y: Int) -> UnsafePointer<UInt32> {
+            UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (r.minX - sprite.origin.x))
+        }
+        switch mask {
+        case nil:
+            for y in r.minY..<r.maxY { Blend.layerSpan(dstRow(y), source: srcRow(y), count: r.width, opacity: alpha, mask: nil) }
+        case .alpha(let m, let origin):
+            let mb = IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height).intersection(r)
+            guard !mb.isEmpty else { return }
+            if maskScratch.count < r.width { maskScratch = [UInt8](repeating: 0, count: r.width) }
+            maskScratch.withUnsafeMutableBufferPointer { mbuf in
+                let mrow = mbuf.baseAddress!
+                for y in mb.minY..<mb.maxY {
+                    mrow.update(repeating: 0, count: r.width)
+                    let mp = m.pixels + (y - origin.y) * m.stride
+                    for x in mb.minX..<mb.maxX { mrow[x - r.minX] = UInt8(truncatingIfNeeded: mp[x - origin.x] &>> 24) }
+                    Blend.layerSpan(dstRow(y), source: srcRow(y), count: r.width, opacity: alpha, mask: mrow)
+                }
+            }
+        case .path(let path, let rule):
+            rasterizer.fill(path, transform: transform, rule: rule, clip: r) { y, x, n, cov in
+                let d = dst.pixels + (y - target.origin.y) * dst.stride + (x - target.origin.x)
+                let s = UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (x - sprite.origin.x))
+                Blend.layerSpan(d, source: s, count: n, opacity: alpha, mask: cov)
+            }
+        }
+    }
+
+    // MARK: Shadows
+
+    /// Puts a drop shadow under the innermost layer's content: the layer's alpha, blurred with a
+    /// Gaussian of `sigma` device pixels, offset by (`dx`, `dy`) device pixels (rounded to whole
+    /// pixels) and tinted with `color`; the content stays on top. Calling it again casts the next
+    /// shadow from the content including the earlier shadows (SwiftUI's stacked `.shadow`).
+    /// The layer must have room for the shadow: see `GaussianBlur.extent`.
+    public func applyDropShadow(color: Color, sigma: Double, dx: Double, dy: Double) {
+        guard let top = stack.last?.sprite else { preconditionFailure("applyDropShadow needs an open layer") }
+        Canvas.castShadow(on: top.pixmap, color: color, sigma: sigma, dx: Int(dx.rounded()), dy: Int(dy.rounded()),
+                          plane: &floatScratch, scratch: &blurScratch)
+    }
+
+    static func castShadow(on pix: Pixmap, color: Color, sigma: Double, dx: Int, dy: Int,
+                           plane: inout [Float], scratch: inout [Float]) {
+        let w = pix.width, h = pix.height
+        guard w > 0, h > 0 else { return }
+        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
+        let shadowColor = color.premultiplied8.packed
+        plane.withUnsafeMutableBufferPointer { pb in
+            let p = pb.baseAddress!
+            // Alpha of the content, shifted by the offset.
+            p.update(repeating: 0, count: w * h)
+            for y in 0..<h {
+                let sy = y - dy
+                guard sy >= 0 && sy < h else { continue }
+                let src = pix.pixels + sy * pix.stride
+                for x in max(0, dx)..<min(w, w + dx) {
+                    p[y * w + x] = Float(src[x - dx] &>> 24) * (1 / 255)
+                }
+            }
+            GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
+            // content over (shadow colour × blurred alpha)
+            for y in 0..<h {
+                let row = pix.pixels + y * pix.stride
+                for x in 0..<w {
+                    let k = UInt32(clamp(Double(p[y * w + x]), 0, 1) * 255 + 0.5)
+                    if k == 0 { continue }
+                    let s = Blend.scale(shadowColor, k)
+                    row[x] = Blend.over(row[x], s)
+                }
+            }
+        }
+    }
+
+    /// Blurs the innermost layer's content (all channels) with a Gaussian of `sigma` device pixels.
+    public func applyBlur(sigma: Double) {
+        guard let top = stack.last?.sprite else { preconditionFailure("applyBlur needs an open layer") }
+        let pix = top.pixmap, w = pix.width, h = pix.height
+        guard w > 0, h > 0, sigma > 0 else { return }
+        if floatScratch.count < w * h { floatScratch = [Float](repeating: 0, count: w * h) }
+        floatScratch.withUnsafeMutableBufferPointer { pb in
+            let p = pb.baseAddress!
+            for shift in [0, 8, 16, 24] as [UInt32] {
+                for i in 0..<(w * h) { p[i] = Float((pix.pixels[(i / w) * pix.stride + i % w] &>> shift) & 0xFF) }
+                GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &blurScratch)
+                let mask: UInt32 = ~(0xFF << shift)
+                for i in 0..<(w * h) {
+                    let v = UInt32(clamp(Double(p[i]), 0, 255) + 0.5)
+                    let idx = (i / w) * pix.stride + i % w
+                    pix.pixels[idx] = (pix.pixels[idx] & mask) | (v << shift)
+                }
+            }
+            // Keep premultiplied invariants (colour ≤ alpha) after independent rounding.
+            for y in 0..<h {
+                let row = pix.pixels + y * pix.stride
+                for x in 0..<w {
+                    var c = PremultipliedRGBA8(packed: row[x])
+                    c.r = min(c.r, c.a); c.g = min(c.g, c.a); c.b = min(c.b, c.a)
+                    row[x] = c.packed
+                }
+            }
+        }
+    }
+}

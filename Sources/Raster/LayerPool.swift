@@ -1,0 +1,29 @@
+/// Reusable pixmaps for off-screen layers and scratch planes, so that steady-state frames do
+/// not allocate: a released pixmap keeps its memory and is handed out again.
+public final class LayerPool {
+    private var free: [Pixmap] = []
+    public private(set) var allocations = 0
+
+    public init() {}
+
+    /// A transparent pixmap of the given size, reusing pooled memory when possible.
+    public func take(width: Int, height: Int) -> Pixmap {
+        let needed = width * height
+        // Prefer the smallest pooled pixmap that is big enough; else grow the largest.
+        var best: Int? = nil
+        for (i, p) in free.enumerated() where p.capacityPixels >= needed {
+            if best == nil || p.capacityPixels < free[best!].capacityPixels { best = i }
+        }
+        if let i = best ?? free.indices.max(by: { free[$0].capacityPixels < free[$1].capacityPixels }) {
+            let p = free.remove(at: i)
+            if p.capacityPixels < needed { allocations += 1 }
+            p.reset(width: width, height: height)
+            return p
+        }
+        allocations += 1
+        return Pixmap(width: width, height: height)
+    }
+
+    /// Returns a pixmap to the pool.
+    public func give(_ p: Pixmap) { free.append(p) }
+}

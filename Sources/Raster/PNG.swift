@@ -1,0 +1,78 @@
+import CPNG
+import Foundation
+
+/// PNG files through libpng's simplified API (straight-alpha RGBA8 on disk).
+public enum PNG {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Encodes a pixmap (unpremultiplying) into PNG bytes.
+    public static func encode(_ pixmap: Pixmap) throws -> [UInt8] {
+        var image = png_image()
+        image.version = UInt32(CPNG_IMAGE_VERSION)
+        image.width = UInt32(pixmap.width)
+        image.height = UInt32(pixmap.height)
+        image.format = CPNG_FORMAT_RGBA
+        let rgba = pixmap.straightRGBABytes()
+        var size: Int = 0
+        // First call measures, second writes.
+        let ok1 = rgba.withUnsafeBytes { buf in
+            png_image_write_to_memory(&image, nil, &size, 0, buf.baseAddress, 0, nil)
+        }
+        guard ok1 != 0, size > 0 else { throw Failure(description: "PNG encoding failed: \(message(image))") }
+        var out = [UInt8](repeating: 0, count: size)
+        let ok2 = out.withUnsafeMutableBytes { dst in
+            rgba.withUnsafeBytes { buf in
+                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, buf.baseAddress, 0, nil)
+            }
+        }
+        guard ok2 != 0 else { throw Failure(description: "PNG encoding failed: \(message(image))") }
+        png_image_free(&image)
+        return Array(out.prefix(size))
+    }
+
+    /// Decodes PNG bytes of any colour type into a premultiplied pixmap.
+    public static func decode(_ bytes: [UInt8]) throws -> Pixmap {
+        var image = png_image()
+        image.version = UInt32(CPNG_IMAGE_VERSION)
+        let ok = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, bytes.count) }
+        guard ok != 0 else { throw Failure(description: "not a readable PNG: \(message(image))") }
+        defer { png_image_free(&image) }
+        image.format = CPNG_FORMAT_RGBA
+        let w = Int(image.width), h = Int(image.height)
+        guard w > 0, h > 0, w <= 1 << 15, h <= 1 << 15 else { throw Failure(description: "PNG size \(w)x\(h) out of range") }
+        var rgba = [UInt8](repeating: 0, count: w * h * 4)
+        let ok2 = rgba.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+        guard ok2 != 0 else { throw Failure(description: "PNG decoding failed: \(message(image))") }
+        return Pixmap(width: w, height: h, straightRGBA: rgba)
+    }
+
+    /// Writes a pixmap to a PNG file atomically (temporary file in the same folder, then rename).
+    public static func write(_ pixmap: Pixmap, to path: String) throws {
+        let data = Data(try encode(pixmap))
+        let url = URL(fileURLWithPath: path)
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw Failure(description: "cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Reads a PNG file into a premultiplied pixmap.
+    public static func read(_ path: String) throws -> Pixmap {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Failure(description: "cannot read \(path)")
+        }
+        do { return try decode([UInt8](data)) } catch let f as Failure {
+            throw Failure(description: "\(path): \(f.description)")
+        }
+    }
+
+    private static func message(_ image: png_image) -> String {
+        var m = image.message
+        return withUnsafeBytes(of: &m) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+    }
+}
