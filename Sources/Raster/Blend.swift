@@ -20,6 +20,22 @@ public enum Blend {
         return src &+ scale(dst, inv)
     }
 
+    /// `src·k/255 over dst` with a single rounding per channel (exact to half a level), used
+    /// where coverage or opacity is partial: scaling first and blending after would round twice.
+    @inlinable @inline(__always)
+    public static func overScaled(_ src: UInt32, _ k: UInt32, _ dst: UInt32) -> UInt32 {
+        let inv = 65025 &- (src &>> 24) &* k          // 255² · (1 − src.a·k/255²)
+        var out: UInt32 = 0
+        var shift: UInt32 = 0
+        while shift < 32 {
+            let s = (src &>> shift) & 0xFF, d = (dst &>> shift) & 0xFF
+            let v = s &* k &* 255 &+ d &* inv
+            out |= ((v &+ 32512) / 65025) &<< shift
+            shift &+= 8
+        }
+        return out
+    }
+
     /// `dst = color·coverage over dst` for a row; `coverage == nil` means full coverage.
     @inlinable
     public static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,
@@ -32,7 +48,7 @@ public enum Blend {
                 if c == 255 {
                     dst[i] = opaque ? color : over(color, dst[i])
                 } else {
-                    dst[i] = over(scale(color, c), dst[i])
+                    dst[i] = overScaled(color, c, dst[i])
                 }
             }
         } else if opaque {
@@ -51,8 +67,7 @@ public enum Blend {
             for i in 0..<count {
                 let c = UInt32(coverage[i])
                 if c == 0 { continue }
-                let s = c == 255 ? source[i] : scale(source[i], c)
-                dst[i] = over(s, dst[i])
+                dst[i] = c == 255 ? over(source[i], dst[i]) : overScaled(source[i], c, dst[i])
             }
         } else {
             for i in 0..<count { dst[i] = over(source[i], dst[i]) }
@@ -70,7 +85,7 @@ public enum Blend {
                 if s == 0 { continue }
                 let k = opacity == 255 ? UInt32(mask[i]) : div255(UInt32(mask[i]) &* opacity)
                 if k == 0 { continue }
-                dst[i] = over(k == 255 ? s : scale(s, k), dst[i])
+                dst[i] = k == 255 ? over(s, dst[i]) : overScaled(s, k, dst[i])
             }
         } else if opacity == 255 {
             for i in 0..<count {
@@ -82,7 +97,7 @@ public enum Blend {
             for i in 0..<count {
                 let s = source[i]
                 if s == 0 { continue }
-                dst[i] = over(scale(s, opacity), dst[i])
+                dst[i] = overScaled(s, opacity, dst[i])
             }
         }
     }

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import Raster
+
+@Suite struct LayerTests {
+    static func maxDifference(_ a: Pixmap, _ b: Pixmap) -> Int {
+        var m = 0
+        for y in 0..<a.height {
+            for x in 0..<a.width {
+                let p = a.color(x: x, y: y), q = b.color(x: x, y: y)
+                m = max(m, abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)), abs(Int(p.a) - Int(q.a)))
+            }
+        }
+        return m
+    }
+
+    static let background = Color(r255: 40, g255: 90, b255: 160)
+    static let shape = Path.roundedRect(Rect(x: 7.3, y: 9.6, width: 40.2, height: 22.7), radius: 11.35)
+
+    @Test func layerWithOpacityEqualsDirectDraw() {
+        let direct = Pixmap(width: 64, height: 48), layered = Pixmap(width: 64, height: 48)
+        for p in [direct, layered] { Canvas(p).fill(deviceRect: p.bounds, Self.background) }
+        let color = Color(r255: 255, g255: 200, b255: 120, alpha: 0.9)
+        Canvas(direct).fill(Self.shape, .solid(color), opacity: 0.6)
+        let c = Canvas(layered)
+        c.beginLayer(deviceBounds: IntRect(x: 3, y: 2, width: 58, height: 40))
+        c.fill(Self.shape, .solid(color))
+        c.endLayer(opacity: 0.6)
+        #expect(Self.maxDifference(direct, layered) <= 1)
+    }
+
+    @Test func pathMaskEqualsFillingThePath() {
+        let direct = Pixmap(width: 64, height: 48), masked = Pixmap(width: 64, height: 48)
+        for p in [direct, masked] { Canvas(p).fill(deviceRect: p.bounds, Self.background) }
+        let color = Color(r255: 250, g255: 250, b255: 250, alpha: 0.8)
+        Canvas(direct).fill(Self.shape, .solid(color))
+        let c = Canvas(masked)
+        c.beginLayer(deviceBounds: masked.bounds)
+        c.fill(deviceRect: masked.bounds, color)
+        c.endLayer(mask: .path(Self.shape, .nonZero))
+        #expect(Self.maxDifference(direct, masked) <= 1)
+    }
+
+    @Test func alphaMaskFromAnotherLayer() {
+        let direct = Pixmap(width: 64, height: 48), masked = Pixmap(width: 64, height: 48)
+        let color = Color(r255: 10, g255: 200, b255: 90)
+        Canvas(direct).fill(Self.shape, .solid(color))
+        let maskPix = Pixmap(width: 64, height: 48)
+        Canvas(maskPix).fill(Self.shape, .solid(.white))
+        let c = Canvas(masked)
+        c.beginLayer(deviceBounds: masked.bounds)
+        c.fill(deviceRect: masked.bounds, color)
+        c.endLayer(mask: .alpha(maskPix, origin: (0, 0)))
+        #expect(Self.maxDifference(direct, masked) <= 1)
+    }
+
+    @Test func nestedLayersAndPoolReuse() {
+        let pix = Pixmap(width: 32, height: 32)
+        let c = Canvas(pix)
+        for _ in 0..<3 {
+            c.beginLayer(deviceBounds: pix.bounds)
+            c.beginLayer(deviceBounds: IntRect(x: 4, y: 4, width: 10, height: 10))
+            c.fill(deviceRect: pix.bounds, .white)   // clipped to the inner layer
+            c.endLayer(opacity: 0.5)
+            c.endLayer()
+        }
+        // Three half-opaque white squares: alpha 1 − 0.5³ (rounded per step).
+        #expect(abs(Int(pix.color(x: 8, y: 8).a) - 223) <= 1)
+        #expect(pix.color(x: 20, y: 20).a == 0)
+        #expect(c.pool.allocations <= 2, "layers come from the pool")
+    }
+}
