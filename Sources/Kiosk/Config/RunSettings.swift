@@ -1,0 +1,46 @@
+import Raster
+
+/// The settings `darkmode-kiosk run` actually uses: the config file with the command-line
+/// flags laid over it (flags win). Boolean flags can only switch a feature on.
+public struct RunSettings: Equatable, Sendable {
+    public var windowed: Bool
+    /// Window size (windowed) or requested mode; nil for the screen's/host's default.
+    public var size: PixelSize?
+    public var rotate: DisplayRotation
+    /// Pixels per point; nil for automatic.
+    public var scale: Double?
+    public var reduceMotion: Bool
+    public var showFPS: Bool
+    /// Toggle width in points.
+    public var toggleWidth: Double
+    public var pageLight: Color
+    public var pageDark: Color
+    /// The preferences file: `--prefs`, else the config's `preferences`, else the XDG default;
+    /// nil when no location could be found (keep the mode in memory only).
+    public var preferencesPath: String?
+
+    /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
+    /// default preferences path.
+    public static func merge(config: KioskConfig, flags: RunOptions, environment: [String: String],
+                             passwdHome: () -> String? = PreferencesLocation.passwdHome) -> RunSettings {
+        RunSettings(
+            windowed: flags.windowed || config.display.windowed,
+            size: flags.size ?? config.display.size,
+            rotate: flags.rotate ?? config.display.rotate,
+            scale: flags.scale ?? config.display.scale,
+            reduceMotion: flags.reduceMotion || config.reduceMotion,
+            showFPS: flags.showFPS || config.display.showFPS,
+            toggleWidth: config.toggle.width,
+            pageLight: config.theme.light.page.color,
+            pageDark: config.theme.dark.page.color,
+            preferencesPath: flags.prefsPath ?? config.preferences
+                ?? PreferencesLocation.defaultPath(environment: environment, passwdHome: passwdHome))
+    }
+
+    /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at
+    /// `scale` pixels per point (the host resolves automatic scale).
+    public func kioskOptions(pixelWidth: Int, pixelHeight: Int, scale: Double) -> KioskOptions {
+        KioskOptions(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, reduceMotion: reduceMotion,
+                     showFPS: showFPS, toggleWidth: toggleWidth, pageLight: pageLight, pageDark: pageDark)
+    }
+}

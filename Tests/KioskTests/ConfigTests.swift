@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+import Raster
+@testable import Kiosk
+
+@Suite struct ConfigTests {
+    static let shippedPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("config/kiosk.json").path
+
+    func decode(_ text: String, file: String = "/etc/kiosk.json") throws(KioskError) -> KioskConfig {
+        try KioskConfig.decode(Array(text.utf8), file: file)
+    }
+
+    func error(_ text: String) -> KioskError? {
+        do { _ = try decode(text); return nil } catch { return error }
+    }
+
+    /// A config that differs from the defaults in every field.
+    static var everythingDifferent: KioskConfig {
+        var c = KioskConfig()
+        c.display.windowed = true
+        c.display.size = PixelSize(width: 7, height: 9)
+        c.display.rotate = .deg270
+        c.display.scale = 3
+        c.display.showFPS = true
+        c.toggle.width = 99
+        c.theme.light.page = ConfigColor(r: 1, g: 2, b: 3)
+        c.theme.dark.page = ConfigColor(r: 4, g: 5, b: 6)
+        c.reduceMotion = true
+        c.preferences = "/somewhere"
+        return c
+    }
+
+    @Test func shippedFileEqualsBuiltInDefaults() throws {
+        let bytes = try #require(readBytes(Self.shippedPath), "config/kiosk.json missing")
+        #expect(try KioskConfig.decode(bytes, file: Self.shippedPath) == .defaults)
+        // Decoding over a config that differs everywhere proves the file spells every value.
+        #expect(try KioskConfig.decode(bytes, file: Self.shippedPath, base: Self.everythingDifferent) == .defaults)
+        #expect(Self.everythingDifferent != .defaults)
+    }
+
+    @Test func shippedFileHoldsEveryKnownKey() throws {
+        let root = try StrictJSONParser.parse(readBytes(Self.shippedPath)!)
+        var paths: [String] = []
+        func walk(_ v: JSONValue, _ prefix: String) {
+            guard case .object(let o) = v else { return }
+            for m in o.members {
+                let p = prefix.isEmpty ? m.key : "\(prefix).\(m.key)"
+                paths.append(p)
+                walk(m.value, p)
+            }
+        }
+        walk(root, "")
+        #expect(Set(paths) == Set(KioskConfig.knownKeyPaths))
+    }
+
+    @Test func defaultsMatchTheSpecPageColours() {
+        #expect(KioskConfig.defaults.theme.light.page.color == Color(r255: 205, g255: 231, b255: 255))
+        #expect(KioskConfig.defaults.theme.dark.page.color == Color(r255: 83, g255: 92, b255: 114))
+        #expect(KioskConfig.defaults.toggle.width == 260)
+    }
+
+    @Test func noFileGivesDefaults() throws {
+        #expect(try KioskConfig.load(path: nil) == .defaults)
+        #expect(try decode("{}") == .defaults)
+    }
+
+    @Test func partialFileOverridesOnlyItsKeys() throws {
+        let c = try decode(#"{"display": {"rotate": 90, "size": "1024x600", "scale": 1.5}, "theme": {"dark": {"page": [10, 20, 30, 128]}}}"#)
+        var expected = KioskConfig.defaults
+        expected.display.rotate = .deg90
+        expected.display.size = PixelSize(width: 1024, height: 600)
+        expected.display.scale = 1.5
+        expected.theme.dark.page = ConfigColor(r: 10, g: 20, b: 30, a: 128)
+        #expect(c == expected)
+        #expect(c.theme.dark.page.color.a == 128.0 / 255)
+    }
+
+    @Test func nullsMeanAutomatic() throws {
+        var base = KioskConfig.defaults
+        base.display.size = PixelSize(width: 5, height: 5)
+        base.display.scale = 2
+        base.preferences = "/x"
+        let c = try KioskConfig.decode(Array(#"{"display": {"size": null, "scale": null}, "preferences": null}"#.utf8), file: "f", base: base)
+        #expect(c.display.size == nil)
+        #expect(c.display.scale == nil)
+        #expect(c.preferences == nil)
+    }
+
+    @Test func relativePreferencesPathIsRelativeToTheConfigFile() throws {
+        #expect(try decode(#"{"preferences": "state/prefs.json"}"#, file: "/etc/kiosk/kiosk.json").preferences == "/etc/kiosk/state/prefs.json")
+        #expect(try decode(#"{"preferences": "/var/p.json"}"#).preferences == "/var/p.json")
+    }
+
+    @Test(arguments: [
+        (#"{"display": {"rotat": 90}}"#, #"display.rotat"#, #"did you mean "display.rotate"?"#),
+        (#"{"displya": {}}"#, #"unknown key "displya""#, #"did you mean "display""#),
+        (#"{"theme": {"dark": {"page": [1, 2, 3], "text": [0, 0, 0]}}}"#, #"unknown key "theme.dark.text""#, ""),
+        (#"{"display": {"windowed": "yes"}}"#, "display.windowed: expected true or false, found a string", ""),
+        (#"{"display": {"rotate": 45}}"#, "display.rotate: expected one of 0, 90, 180, 270, found 45", ""),
+        (#"{"display": {"rotate": "90"}}"#, "display.rotate: expected one of 0, 90, 180, 270, found a string", ""),
+        (#"{"display": {"rotate": 90.5}}"#, "found 90.5", ""),
+        (#"{"display": {"scale": 0}}"#, "display.scale: expected a scale (pixels per point) or null for automatic in 0.25…16, found 0", ""),
+        (#"{"display": {"scale": -2}}"#, "display.scale", "found -2"),
+        (#"{"display": {"scale": 1e999}}"#, "not valid JSON", "out of range"),
+        (#"{"display": {"scale": NaN}}"#, "not valid JSON", "NaN"),
+        (#"{"display": {"scale": -Infinity}}"#, "not valid JSON", "NaN and Infinity"),
+        (#"{"display": {"size": "0x10"}}"#, #"display.size: expected a size WxH"#, #"found "0x10""#),
+        (#"{"display": {"size": "abc"}}"#, "display.size", #"found "abc""#),
+        (#"{"display": {"size": "20000x10"}}"#, "display.size", "20000x10"),
+        (#"{"display": {"size": 1024}}"#, "display.size", "found a number"),
+        (#"{"toggle": {"width": 0}}"#, "toggle.width: expected a width in points in 20…4096, found 0", ""),
+        (#"{"toggle": []}"#, "toggle: expected an object, found an array", ""),
+        (#"{"theme": {"light": {"page": [1, 2]}}}"#, "theme.light.page", "array of 2 items"),
+        (#"{"theme": {"light": {"page": [256, 0, 0]}}}"#, "theme.light.page[0]: expected a number in 0…255, found 256", ""),
+        (#"{"theme": {"light": {"page": [0, "a", 0]}}}"#, "theme.light.page[1]", "found a string"),
+        (#"{"preferences": ""}"#, "preferences: expected a file path or null", ""),
+        (#"{"preferences": 3}"#, "preferences: expected a file path or null, found a number", ""),
+        (#"{"reduceMotion": 1}"#, "reduceMotion: expected true or false", ""),
+        ("[]", "expected a JSON object at the top level, found an array", ""),
+        (#"{"display": {}, "display": {}}"#, "duplicate key", "line 1"),
+        ("{\n  \"a\": 1,\n}", "trailing comma", "line 3"),
+    ])
+    func badValuesNameTheFileAndKeyPath(_ text: String, _ phrase: String, _ phrase2: String) throws {
+        let e = try #require(error(text))
+        #expect(e.kind == .input)
+        #expect(e.exitStatus == 2)
+        #expect(e.message.hasPrefix("config file /etc/kiosk.json: "), "\(e.message)")
+        #expect(e.message.contains(phrase), "\(e.message)")
+        #expect(phrase2.isEmpty || e.message.contains(phrase2), "\(e.message)")
+    }
+
+    @Test func everyProblemIsReportedAtOnce() throws {
+        let e = try #require(error(#"{"display": {"rotate": 1, "size": "x"}, "toggle": {"widht": 3}, "extra": true}"#))
+        let lines = e.message.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines.allSatisfy { $0.hasPrefix("config file /etc/kiosk.json: ") })
+        #expect(e.message.contains("toggle.widht"))
+        #expect(e.message.contains(#""extra""#))
+    }
+
+    @Test func loadReportsFileProblems() throws {
+        let dir = TempFolder()
+        #expect(throws: KioskError.input("config file \(dir.file("none.json")): no such file")) {
+            try KioskConfig.load(path: dir.file("none.json"))
+        }
+        #expect(throws: KioskError.input("config file \(dir.path): is a directory, expected a JSON file")) {
+            try KioskConfig.load(path: dir.path)
+        }
+        writeText(#"{"reduceMotion": true}"#, to: dir.file("k.json"))
+        #expect(try KioskConfig.load(path: dir.file("k.json")).reduceMotion == true)
+    }
+
+    @Test func pixelSizeParsing() {
+        #expect(PixelSize(parsing: "1024x600") == PixelSize(width: 1024, height: 600))
+        #expect(PixelSize(parsing: "1X1") == PixelSize(width: 1, height: 1))
+        #expect(PixelSize(parsing: "16384x16384") != nil)
+        for bad in ["", "x", "0x10", "10x0", "16385x10", "abc", "10x", "x10", "10x10x10", "-5x5", "+5x5", "5 x5", "1e3x5", "١٢x5"] {
+            #expect(PixelSize(parsing: bad) == nil, "\(bad)")
+        }
+        #expect(PixelSize(width: 3, height: 4).description == "3x4")
+    }
+}
+
+@Suite struct RunSettingsTests {
+    let env = ["XDG_CONFIG_HOME": "/xdg", "HOME": "/home/k"]
+
+    @Test func defaultsPassThrough() {
+        let s = RunSettings.merge(config: .defaults, flags: RunOptions(), environment: env, passwdHome: { nil })
+        #expect(s == RunSettings(windowed: false, size: nil, rotate: .deg0, scale: nil, reduceMotion: false, showFPS: false,
+                                 toggleWidth: 260, pageLight: Color(r255: 205, g255: 231, b255: 255),
+                                 pageDark: Color(r255: 83, g255: 92, b255: 114),
+                                 preferencesPath: "/xdg/darkmode-kiosk/preferences.json"))
+    }
+
+    @Test func flagsOverrideTheConfig() {
+        var config = KioskConfig.defaults
+        config.display.size = PixelSize(width: 800, height: 480)
+        config.display.rotate = .deg90
+        config.display.scale = 2
+        config.display.showFPS = true
+        config.preferences = "/cfg/prefs.json"
+        var flags = RunOptions()
+        flags.size = PixelSize(width: 1280, height: 720)
+        flags.rotate = .deg180
+        flags.scale = 1.25
+        flags.windowed = true
+        flags.prefsPath = "/flag/prefs.json"
+        let s = RunSettings.merge(config: config, flags: flags, environment: env)
+        #expect(s.size == PixelSize(width: 1280, height: 720))
+        #expect(s.rotate == .deg180)
+        #expect(s.scale == 1.25)
+        #expect(s.windowed)
+        #expect(s.showFPS)  // from the config; flags only switch on
+        #expect(s.preferencesPath == "/flag/prefs.json")
+        flags.prefsPath = nil
+        #expect(RunSettings.merge(config: config, flags: flags, environment: env).preferencesPath == "/cfg/prefs.json")
+        #expect(RunSettings.merge(config: config, flags: RunOptions(), environment: env).size == PixelSize(width: 800, height: 480))
+    }
+
+    @Test func kioskOptionsCarryTheSettings() {
+        var config = KioskConfig.defaults
+        config.toggle.width = 300
+        config.reduceMotion = true
+        let s = RunSettings.merge(config: config, flags: RunOptions(), environment: env)
+        let o = s.kioskOptions(pixelWidth: 640, pixelHeight: 480, scale: 2)
+        #expect(o.pixelWidth == 640 && o.pixelHeight == 480 && o.scale == 2)
+        #expect(o.toggleWidth == 300 && o.reduceMotion)
+        #expect(o.pageLight == s.pageLight && o.pageDark == s.pageDark)
+    }
+}
