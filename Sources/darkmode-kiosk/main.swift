@@ -1,3 +1,34 @@
+import Foundation
 import Kiosk
 import KioskSDL
-print("darkmode-kiosk: under construction")
+
+/// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
+/// 1 runtime failure). Never a stack trace for bad input.
+func main() -> Int32 {
+    let command: KioskCommand
+    do {
+        command = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+        return StandardError.report(error)
+    }
+    do {
+        switch command {
+        case .help(let sub):
+            print(HelpText.text(for: sub))
+            return 0
+        case .version:
+            print(KioskVersion.line)
+            return 0
+        case .render(let options):
+            try RenderCommand.run(options)
+            return 0
+        case .run, .replay, .bench:
+            StandardError.log("not available yet in this build")
+            return 1
+        }
+    } catch {
+        return StandardError.report(error)
+    }
+}
+
+exit(main())

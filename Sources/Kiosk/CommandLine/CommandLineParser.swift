@@ -145,6 +145,7 @@ public enum CommandLineParser {
         o.time = try s.value("--time").map { v throws(KioskError) in try number(v, flag: "--time", in: 0...maxTime, what: "a time in seconds") } ?? 0
         o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
         o.isStatic = s.has("--static")
+        o.pageColor = try s.value("--page-color").map { v throws(KioskError) in try rgb(v, flag: "--page-color") }
         switch (s.has("--light"), s.has("--dark")) {
         case (true, true): throw .usage("--light and --dark exclude each other")
         case (true, false): o.appearance = .light
@@ -189,6 +190,15 @@ public enum CommandLineParser {
     }
 
     // MARK: - Value validators
+
+    /// "R,G,B" with each component an integer 0…255.
+    static func rgb(_ v: String, flag: String) throws(KioskError) -> [Int] {
+        let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, parts.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else {
+            throw .usage("\(flag): expected R,G,B with each 0-255, found '\(v)'")
+        }
+        return parts.map { $0! }
+    }
 
     static func size(_ v: String, flag: String) throws(KioskError) -> PixelSize {
         guard let s = PixelSize(parsing: v) else { throw .usage("\(flag): expected \(PixelSize.expectation), found '\(v)'") }
@@ -263,6 +273,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--light", help: "light mode (progress 0 unless given)"),
         FlagSpec(name: "--dark", help: "dark mode (progress 1 unless given)"),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
+        FlagSpec(name: "--page-color", valueName: "R,G,B", help: "page colour (0-255 each) instead of the mode's"),
     ]
     static let replay: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "virtual window size in pixels"),

@@ -57,6 +57,8 @@ public struct RenderOptions: Equatable, Sendable {
     public var appearance: RenderAppearance?
     /// Pixels per point; nil for 1.
     public var scale: Double?
+    /// `--page-color R,G,B`: a page colour overriding the mode's (e.g. to match a screenshot).
+    public var pageColor: [Int]?
 
     public init(outPath: String) { self.outPath = outPath }
 

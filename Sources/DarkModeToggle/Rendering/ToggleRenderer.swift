@@ -1,0 +1,235 @@
+import Raster
+
+/// What the renderer needs to draw one frame of the toggle.
+public struct ToggleFrame: Equatable, Sendable {
+    /// Appearance progress: 0 light … 1 dark (sky, borders, sun/moon cross-fade).
+    public var appearance: Double
+    /// Celestial position progress: 0 left (sun) … 1 right (moon); may overshoot slightly.
+    public var position: Double
+    /// Cloud offsets and star opacities.
+    public var ambient: AmbientState
+
+    public init(appearance: Double, position: Double, ambient: AmbientState) {
+        self.appearance = appearance
+        self.position = position
+        self.ambient = ambient
+    }
+
+    /// The frame for a visual state at an ambient time.
+    public init(_ visual: ToggleVisualState, ambientTime: Double, reduceMotion: Bool) {
+        self.init(appearance: visual.appearance, position: visual.position,
+                  ambient: Ambient.state(time: ambientTime, reduceMotion: reduceMotion))
+    }
+}
+
+/// Draws the toggle onto a `Canvas`, in the spec's order and composition:
+///
+/// 1. the track as one off-screen layer (SwiftUI's `drawingGroup`): day sky, night sky at
+///    opacity p, the outer gradient borders cross-faded, the scenes group (day scene at 1 − p,
+///    night scene at p) masked by the inner rounded rectangle, the inner-edge gradients;
+/// 2. the celestial layer, not clipped by the track: the sun (opacity 1 − p) and the moon
+///    (opacity p), each with its gradient stroke and stacked drop shadows; the moon's occlusion
+///    is drawn over the disc after its shadow, so it casts none.
+///
+/// Two paths produce the same pixels (within 1/255, tested): `draw(..., cached: false)` renders
+/// everything from the vector art; `cached: true` composites sprites that are rendered once per
+/// scale (sun and moon with their shadows, cloud groups, stars, borders and edges, the scene
+/// mask) and re-renders nothing that did not change. The celestial layer and the cloud offsets
+/// are placed on whole device pixels in both paths, so the sprites line up exactly.
+public final class ToggleRenderer {
+    public let metrics: ToggleMetrics
+    /// Device pixels per point.
+    public let scale: Double
+    private var cache: ToggleSpriteCache?
+
+    public init(width: Double, scale: Double) {
+        precondition(scale > 0 && scale.isFinite, "scale must be positive")
+        metrics = ToggleMetrics(width: width)
+        self.scale = scale
+    }
+
+    /// Device pixels per track artboard unit.
+    var trackUnit: Double { metrics.trackScale * scale }
+    /// Device pixels per celestial artboard unit.
+    var celestialUnit: Double { metrics.celestialScale * scale }
+
+    /// The track transform for a component whose top-left is at device `origin`.
+    func trackTransform(_ origin: (x: Int, y: Int)) -> Transform {
+        Transform.scale(trackUnit, trackUnit)
+            .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
+    }
+
+    /// Device position of the celestial artboard's origin, snapped to whole pixels.
+    func celestialOrigin(_ origin: (x: Int, y: Int), position: Double) -> (x: Int, y: Int) {
+        (origin.x + Int((metrics.celestialOriginX(position: position) * scale).rounded()),
+         origin.y + Int((metrics.celestialOriginY * scale).rounded()))
+    }
+
+    func celestialTransform(_ o: (x: Int, y: Int)) -> Transform {
+        Transform.scale(celestialUnit, celestialUnit).concatenating(.translation(Double(o.x), Double(o.y)))
+    }
+
+    /// A cloud group's vertical offset in whole device pixels.
+    func cloudShift(_ offsetY: Double) -> Int { Int((offsetY * trackUnit).rounded()) }
+
+    /// The device rectangle the component can touch when its top-left is at `origin`, for any
+    /// state: the component frame widened by the sun's and moon's travel and shadows.
+    public func bounds(origin: (x: Int, y: Int)) -> IntRect {
+        var r = IntRect(x: origin.x, y: origin.y, width: Int((metrics.width * scale).rounded(.up)),
+                        height: Int((metrics.height * scale).rounded(.up)))
+        for position in [-0.15, 1.15] {
+            let o = celestialOrigin(origin, position: position)
+            for body in [ToggleArt.sun, ToggleArt.moon] {
+                r = r.union(bodyBounds(body, celestial: o))
+            }
+        }
+        return r
+    }
+
+    /// Device bounds of a sun or moon with room for all its stacked shadows.
+    func bodyBounds(_ body: ToggleArt.Body, celestial o: (x: Int, y: Int)) -> IntRect {
+        let t = celestialTransform(o)
+        let shape = body.shape.rect.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
+        var box = Rect(x: t.apply(Point(shape.minX, shape.minY)).x, y: t.apply(Point(shape.minX, shape.minY)).y,
+                       width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
+        for s in body.shadows {
+            let m = GaussianBlur.extent(sigma: s.radius * celestialUnit)
+            let dx = Int((s.dx * celestialUnit).rounded()), dy = Int((s.dy * celestialUnit).rounded())
+            let grown = box.insetBy(dx: -m, dy: -m)
+            box = box.union(grown.offsetBy(dx: dx, dy: dy)).union(grown)
+        }
+        return box
+    }
+
+    /// Draws the component with its top-left at device `origin`.
+    public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
+        if cached {
+            if cache == nil { cache = ToggleSpriteCache(renderer: self, pool: canvas.pool) }
+            cache!.draw(frame, on: canvas, origin: origin)
+        } else {
+            drawTrack(frame, on: canvas, origin: origin)
+            drawCelestial(frame, on: canvas, origin: origin)
+        }
+    }
+
+    // MARK: From the vector art
+
+    static func verticalGradient(_ colors: [Color], over r: Rect) -> Paint {
+        .linearGradient(LinearGradient(start: Point(r.minX, r.minY), end: Point(r.minX, r.maxY), colors: colors))
+    }
+
+    /// The track layer (step 1).
+    func drawTrack(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int)) {
+        let p = clamp(frame.appearance, 0, 1)
+        canvas.transform = trackTransform(origin)
+        canvas.beginLayer(bounds: ToggleArt.trackFrame)
+        drawTrackUnder(p: p, on: canvas)
+        canvas.beginLayer(bounds: ToggleArt.trackFrame)
+        if p < 1 { drawDayScene(frame, on: canvas, opacity: 1 - p, origin: origin) }
+        if p > 0 { drawNightScene(frame, on: canvas, opacity: p, origin: origin) }
+        canvas.endLayer(mask: .path(ToggleArt.trackInner.path, .nonZero))
+        drawTrackOver(p: p, on: canvas)
+        canvas.endLayer()
+    }
+
+    /// Skies and outer borders (under the scenes).
+    func drawTrackUnder(p: Double, on canvas: Canvas) {
+        let outer = ToggleArt.trackOuter
+        canvas.fill(outer.path, .solid(ToggleArt.Palette.daySky))
+        if p > 0 { canvas.fill(outer.path, .solid(ToggleArt.Palette.nightSky), opacity: p) }
+        let border = outer.stroke(lineWidth: ToggleArt.outerBorderWidth, alignment: .centered)
+        if p < 1 { canvas.fill(border, Self.verticalGradient(ToggleArt.dayOuterBorder, over: outer.rect), opacity: 1 - p) }
+        if p > 0 { canvas.fill(border, Self.verticalGradient(ToggleArt.nightOuterBorder, over: outer.rect), opacity: p) }
+    }
+
+    /// Inner-edge gradients (over the scenes).
+    func drawTrackOver(p: Double, on canvas: Canvas) {
+        let inner = ToggleArt.trackInner
+        let edge = inner.stroke(lineWidth: ToggleArt.innerEdgeWidth, alignment: .inside)
+        if p < 1 { canvas.fill(edge, Self.verticalGradient(ToggleArt.dayInnerEdge, over: inner.rect), opacity: 1 - p) }
+        if p > 0 { canvas.fill(edge, Self.verticalGradient(ToggleArt.nightInnerEdge, over: inner.rect), opacity: p) }
+    }
+
+    func drawDayScene(_ frame: ToggleFrame, on canvas: Canvas, opacity: Double, origin: (x: Int, y: Int)) {
+        canvas.beginLayer(bounds: ToggleArt.trackFrame)
+        canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.daySky))
+        let base = trackTransform(origin)
+        for (i, group) in ToggleArt.cloudGroups.enumerated() {
+            canvas.transform = base.concatenating(.translation(0, Double(cloudShift(frame.ambient.cloudOffsetsY[i]))))
+            drawCloudGroup(group, on: canvas)
+        }
+        canvas.transform = base
+        canvas.endLayer(opacity: opacity)
+    }
+
+    /// One cloud group: six circles as one layer, then the group's opacity (overlaps do not add up).
+    func drawCloudGroup(_ group: ToggleArt.CloudGroup, on canvas: Canvas) {
+        let r = ToggleArt.cloudRadius
+        canvas.beginLayer(bounds: Self.cloudBounds(group))
+        for c in group.circles {
+            canvas.fill(Path.circle(center: c, radius: r), .solid(ToggleArt.Palette.cloud))
+        }
+        canvas.endLayer(opacity: group.opacity)
+    }
+
+    static func cloudBounds(_ group: ToggleArt.CloudGroup) -> Rect {
+        let r = ToggleArt.cloudRadius
+        let xs = group.circles.map(\.x), ys = group.circles.map(\.y)
+        return Rect(x: xs.min()! - r, y: ys.min()! - r, width: xs.max()! - xs.min()! + 2 * r, height: ys.max()! - ys.min()! + 2 * r)
+    }
+
+    func drawNightScene(_ frame: ToggleFrame, on canvas: Canvas, opacity: Double, origin: (x: Int, y: Int)) {
+        canvas.beginLayer(bounds: ToggleArt.trackFrame)
+        canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.nightSky))
+        for star in ToggleArt.stars {
+            drawStar(star, on: canvas, opacity: frame.ambient.starOpacities[star.group])
+        }
+        canvas.endLayer(opacity: opacity)
+    }
+
+    func drawStar(_ star: ToggleArt.Star, on canvas: Canvas, opacity: Double) {
+        guard opacity > 0 else { return }
+        let path = ToggleArt.starPath(star)
+        if star.blur > 0 {
+            let sigma = star.blur * trackUnit
+            let margin = Double(GaussianBlur.extent(sigma: sigma)) / trackUnit
+            canvas.beginLayer(bounds: Self.starBounds(star).insetBy(dx: -margin, dy: -margin))
+            canvas.fill(path, .solid(ToggleArt.Palette.star))
+            canvas.applyBlur(sigma: sigma)
+            canvas.endLayer(opacity: opacity)
+        } else {
+            canvas.fill(path, .solid(ToggleArt.Palette.star), opacity: opacity)
+        }
+    }
+
+    static func starBounds(_ star: ToggleArt.Star) -> Rect {
+        Rect(x: star.center.x - star.radius, y: star.center.y - star.radius, width: 2 * star.radius, height: 2 * star.radius)
+    }
+
+    /// The celestial layer (step 2).
+    func drawCelestial(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int)) {
+        let p = clamp(frame.appearance, 0, 1)
+        let o = celestialOrigin(origin, position: frame.position)
+        if p < 1 { drawBody(ToggleArt.sun, occlusion: false, on: canvas, celestial: o, opacity: 1 - p) }
+        if p > 0 { drawBody(ToggleArt.moon, occlusion: true, on: canvas, celestial: o, opacity: p) }
+    }
+
+    /// A sun or moon as one layer: disc, gradient stroke, stacked shadows, (occlusion), then the
+    /// view's opacity applied to all of it.
+    func drawBody(_ body: ToggleArt.Body, occlusion: Bool, on canvas: Canvas, celestial o: (x: Int, y: Int), opacity: Double) {
+        canvas.transform = celestialTransform(o)
+        canvas.beginLayer(deviceBounds: bodyBounds(body, celestial: o))
+        let shape = body.shape
+        canvas.fill(shape.path, .solid(body.fill))
+        canvas.fill(shape.stroke(lineWidth: body.strokeWidth, alignment: .centered),
+                    Self.verticalGradient(body.strokeGradient, over: shape.rect))
+        for s in body.shadows {
+            canvas.applyDropShadow(color: s.color, sigma: s.radius * celestialUnit,
+                                   dx: s.dx * celestialUnit, dy: s.dy * celestialUnit)
+        }
+        if occlusion {
+            canvas.fill(ToggleArt.moonOcclusion, .solid(ToggleArt.moonOcclusionColor))
+        }
+        canvas.endLayer(opacity: opacity)
+    }
+}
