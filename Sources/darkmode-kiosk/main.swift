@@ -22,7 +22,10 @@ func main() -> Int32 {
         case .render(let options):
             try RenderCommand.run(options)
             return 0
-        case .run, .replay, .bench:
+        case .replay(let options):
+            try ReplayCommand.run(options) { print($0) }
+            return 0
+        case .run, .bench:
             StandardError.log("not available yet in this build")
             return 1
         }

@@ -17,8 +17,8 @@ public struct KioskOptions: Sendable {
 
     public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, reduceMotion: Bool = false,
                 showFPS: Bool = false, toggleWidth: Double = 260,
-                pageLight: Color = Color(r255: 205, g255: 231, b255: 255),
-                pageDark: Color = Color(r255: 83, g255: 92, b255: 114)) {
+                pageLight: Color = ToggleArt.Palette.pageLight,
+                pageDark: Color = ToggleArt.Palette.pageDark) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale
@@ -31,79 +31,182 @@ public struct KioskOptions: Sendable {
 }
 
 /// The kiosk page without SDL: state, input, motion and rendering into one persistent frame.
-/// Every driver (SDL host, replay, bench) calls the same methods with its own clock.
+/// Every driver (SDL host, replay, bench) calls the same methods with its own clock; nothing
+/// here reads a clock, the file system or the display.
 ///
-/// NOTE: interim implementation (page colour and tap only); the full engine replaces the
-/// internals without changing this interface.
+/// Each frame re-renders only what changed: the whole page when the page colour changes (the
+/// cross-fade after a commit), otherwise only the toggle's rectangle when its visual state or
+/// ambient animation moved, and the FPS overlay when shown. `renderFrame` returns those
+/// rectangles so the host uploads only them.
 public final class KioskApp {
     public private(set) var options: KioskOptions
     /// The persistent CPU frame (page pixels, premultiplied RGBA, R,G,B,A byte order).
     public let frame: Pixmap
-    public private(set) var isDarkMode: Bool
+    public private(set) var layout: PageLayout
+    private var interaction: ToggleInteraction
+    private var renderer: ToggleRenderer
+    private let canvas: Canvas
     private let onCommit: (Bool) -> Void
-    private var needsFullRedraw = true
+    /// Page darkness 0…1 (cross-fades on commit).
+    private var pageFade: ProgressAnimation
+    /// Time origin of the ambient loops (the scene's first appearance).
+    private var ambientStart: Double?
+    private var lastTime: Double = 0
+    // What the frame currently shows.
+    private var shownPage: UInt32?
+    private var shownToggle: ToggleFrame?
+    /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
+    /// that shows what caching and invalidation buy.
+    public var incremental = true
+    public let fps = FrameTimeOverlay()
 
     public init(options: KioskOptions, isDarkMode: Bool, onCommit: @escaping (Bool) -> Void = { _ in }) {
         self.options = options
-        self.isDarkMode = isDarkMode
         self.onCommit = onCommit
-        self.frame = Pixmap(width: options.pixelWidth, height: options.pixelHeight)
+        layout = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
+                            scale: options.scale, toggleWidth: options.toggleWidth)
+        interaction = ToggleInteraction(metrics: layout.metrics, isOn: isDarkMode, reduceMotion: options.reduceMotion)
+        renderer = ToggleRenderer(width: options.toggleWidth, scale: options.scale)
+        frame = Pixmap(width: options.pixelWidth, height: options.pixelHeight)
+        canvas = Canvas(frame)
+        pageFade = .still(isDarkMode ? 1 : 0)
     }
 
-    /// Points per page (the page's size in points).
-    public var pageSize: (width: Double, height: Double) {
-        (Double(options.pixelWidth) / options.scale, Double(options.pixelHeight) / options.scale)
-    }
+    // MARK: State
+
+    /// The committed mode.
+    public var isDarkMode: Bool { interaction.isOn }
+    public var commitCount: Int { interaction.commitCount }
+    public var accessibility: AccessibilityState { interaction.accessibility }
+    /// The accessibility summary for window titles and logs, e.g. "Dark Mode: On".
+    public var accessibilitySummary: String { accessibility.summary }
 
     /// The toggle's frame on the page, in points.
-    public var toggleFrame: Rect {
-        let m = ToggleMetrics(width: options.toggleWidth)
-        let (w, h) = pageSize
-        return Rect(x: (w - m.width) / 2, y: (h - m.height) / 2, width: m.width, height: m.height)
+    public var toggleFrame: Rect { layout.toggleFrame }
+
+    /// What the toggle shows at `time` (appearance and position progress).
+    public func visualState(at time: Double) -> ToggleVisualState { interaction.visualState(at: time) }
+
+    /// The page colour at `time` (cross-fading after a commit).
+    public func pageColor(at time: Double) -> Color {
+        options.pageLight.mix(options.pageDark, clamp(pageFade.value(at: time), 0, 1))
     }
+
+    /// True when the toggle, the page cross-fade and any gesture are at rest at `time`
+    /// (ambient loops aside).
+    public func isSettled(at time: Double) -> Bool {
+        interaction.isSettled(at: time) && pageFade.isSettled(at: time)
+    }
+
+    /// True while anything moves (as of the last frame or input); when false the host may
+    /// block waiting for events.
+    public var needsFrames: Bool {
+        shownPage == nil || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: options.reduceMotion)
+            || options.showFPS && fps.needsRedraw
+    }
+
+    // MARK: Layout
 
     /// New page size (pixels) and scale, e.g. after a window resize or rotation.
     public func resize(pixelWidth: Int, pixelHeight: Int, scale: Double) {
         options.pixelWidth = pixelWidth
         options.pixelHeight = pixelHeight
+        let scaleChanged = scale != options.scale
         options.scale = scale
+        layout = PageLayout(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, toggleWidth: options.toggleWidth)
         frame.reset(width: pixelWidth, height: pixelHeight)
-        needsFullRedraw = true
+        canvas.retarget(frame)
+        if scaleChanged { renderer = ToggleRenderer(width: options.toggleWidth, scale: scale) }
+        shownPage = nil
+        shownToggle = nil
     }
+
+    // MARK: Input
 
     /// A pointer event with its location in page points.
     public func handle(_ event: PointerEvent) {
-        if event.phase == .up, toggleFrame.contains(event.location) { commit(!isDarkMode) }
+        var e = event
+        let f = layout.toggleFrame
+        e.location = Point(event.location.x - f.minX, event.location.y - f.minY)
+        noteInput(at: event.timestamp)
+        if let committed = interaction.handle(e) { didCommit(committed, at: event.timestamp) }
     }
 
     public func handle(_ key: KeyEvent) {
-        if key.isActivation { commit(!isDarkMode) }
+        noteInput(at: key.timestamp)
+        if let committed = interaction.handle(key) { didCommit(committed, at: key.timestamp) }
     }
 
     /// Cancels any gesture in progress (focus loss, window hidden).
-    public func cancelPointers(at time: Double) {}
+    public func cancelPointers(at time: Double) {
+        noteInput(at: time)
+        interaction.cancel(at: time)
+    }
 
-    private func commit(_ dark: Bool) {
-        isDarkMode = dark
-        needsFullRedraw = true
+    /// External activation (e.g. an accessibility bridge): sets the committed value.
+    public func setDarkMode(_ dark: Bool, at time: Double) {
+        noteInput(at: time)
+        if let committed = interaction.setOn(dark, at: time) { didCommit(committed, at: time) }
+    }
+
+    private func noteInput(at time: Double) {
+        if time.isFinite { lastTime = max(lastTime, time) }
+    }
+
+    private func didCommit(_ dark: Bool, at time: Double) {
+        let target: Double = dark ? 1 : 0
+        if options.reduceMotion {
+            pageFade = pageFade.easing(to: target, at: time, curve: .easeOut, duration: EaseAnimator.reduceMotionDuration)
+        } else {
+            pageFade = pageFade.easing(to: target, at: time, curve: .easeInOut, duration: 0.5)
+        }
         onCommit(dark)
     }
 
-    /// True while anything moves; when false the host may block waiting for events.
-    public var needsFrames: Bool { needsFullRedraw }
+    // MARK: Frames
+
+    /// The toggle's frame state at `time`.
+    func toggleFrameState(at time: Double) -> ToggleFrame {
+        if ambientStart == nil { ambientStart = time }
+        return ToggleFrame(interaction.visualState(at: time), ambientTime: time - ambientStart!,
+                           reduceMotion: options.reduceMotion)
+    }
 
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
     /// Returns the rectangles (pixels) that changed and must be presented.
     public func renderFrame(at time: Double) -> [IntRect] {
-        guard needsFullRedraw else { return [] }
-        needsFullRedraw = false
-        frame.fill(frame.bounds, with: (isDarkMode ? options.pageDark : options.pageLight).premultiplied8.packed)
-        return [frame.bounds]
+        if time.isFinite { lastTime = max(lastTime, time) }
+        let page = pageColor(at: time).premultiplied8.packed
+        let toggle = toggleFrameState(at: time)
+        var dirty: [IntRect] = []
+        let componentRect = renderer.bounds(origin: layout.toggleOrigin).intersection(frame.bounds)
+        if !incremental || page != shownPage {
+            frame.fill(frame.bounds, with: page)
+            drawToggle(toggle, clip: frame.bounds)
+            dirty = [frame.bounds]
+        } else if toggle != shownToggle {
+            frame.fill(componentRect, with: page)
+            drawToggle(toggle, clip: componentRect)
+            dirty = [componentRect]
+        }
+        shownPage = page
+        shownToggle = toggle
+        if options.showFPS {
+            let r = fps.draw(on: canvas, page: page, force: !dirty.isEmpty && dirty[0] == frame.bounds)
+            if !r.isEmpty, !(dirty.first.map { $0.contains(r) } ?? false) { dirty.append(r) }
+        }
+        return dirty
+    }
+
+    private func drawToggle(_ toggle: ToggleFrame, clip: IntRect) {
+        canvas.clip = clip
+        renderer.draw(toggle, on: canvas, origin: layout.toggleOrigin, cached: incremental)
+        canvas.clip = frame.bounds
+        canvas.transform = .identity
     }
 
     /// Tells the FPS overlay how long the last frame took (host-measured, milliseconds).
-    public func recordFrameTime(milliseconds: Double) {}
-
-    /// The accessibility summary for window titles and logs, e.g. "Dark Mode: On".
-    public var accessibilitySummary: String { "Dark Mode: \(isDarkMode ? "On" : "Off")" }
+    public func recordFrameTime(milliseconds: Double) {
+        if options.showFPS { fps.record(milliseconds: milliseconds) }
+    }
 }
