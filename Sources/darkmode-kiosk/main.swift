@@ -25,7 +25,14 @@ func main() -> Int32 {
         case .replay(let options):
             try ReplayCommand.run(options) { print($0) }
             return 0
-        case .run, .bench:
+        case .bench(let options):
+            if options.raster {
+                StandardError.log("bench --raster: not available yet in this build")
+                return 1
+            }
+            try BenchCommand.run(options) { print($0) }
+            return 0
+        case .run:
             StandardError.log("not available yet in this build")
             return 1
         }
