@@ -31,11 +31,12 @@ public struct ToggleFrame: Equatable, Sendable {
 ///    (opacity p), each with its gradient stroke and stacked drop shadows; the moon's occlusion
 ///    is drawn over the disc after its shadow, so it casts none.
 ///
-/// Two paths produce the same pixels (within 1/255, tested): `draw(..., cached: false)` renders
-/// everything from the vector art; `cached: true` composites sprites that are rendered once per
-/// scale (sun and moon with their shadows, cloud groups, stars, borders and edges, the scene
-/// mask) and re-renders nothing that did not change. The celestial layer and the cloud offsets
-/// are placed on whole device pixels in both paths, so the sprites line up exactly.
+/// Each piece (skies, borders, edges, scene mask, cloud groups, stars, sun and moon with their
+/// shadows) is rasterized into its own layer and the frame is composed from those layers (see
+/// `ToggleSpriteCache`). `draw(..., cached: true)` keeps the pieces between frames (rebuilt
+/// when the scale changes, i.e. with a new renderer); `cached: false` rasterizes them all anew
+/// for the frame. Both produce the same pixels (tested). The celestial layer and the cloud
+/// offsets are placed on whole device pixels, so the sprites line up exactly.
 public final class ToggleRenderer {
     public let metrics: ToggleMetrics
     /// Device pixels per point.
@@ -86,6 +87,37 @@ public final class ToggleRenderer {
         return r
     }
 
+    /// The device rectangle that changes between two frames: the track when anything in it
+    /// moved (ambient clock, appearance), plus the old and new places of the visible sun and moon
+    /// when the position or appearance changed. Empty when the frames are equal.
+    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        guard let old else { return bounds(origin: origin) }
+        if old == new { return .zero }
+        var r = trackDeviceBounds(origin: origin)
+        if old.position != new.position || old.appearance != new.appearance {
+            r = r.union(celestialBounds(old, origin: origin)).union(celestialBounds(new, origin: origin))
+        }
+        return r
+    }
+
+    /// Device bounds of the track layer.
+    public func trackDeviceBounds(origin: (x: Int, y: Int)) -> IntRect {
+        let t = trackTransform(origin)
+        let f = ToggleArt.trackFrame
+        let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
+        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut
+    }
+
+    /// Device bounds of the sun and/or moon visible in `frame`.
+    func celestialBounds(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        let p = clamp(frame.appearance, 0, 1)
+        let o = celestialOrigin(origin, position: frame.position)
+        var r = IntRect.zero
+        if p < 1 { r = r.union(bodyBounds(ToggleArt.sun, celestial: o)) }
+        if p > 0 { r = r.union(bodyBounds(ToggleArt.moon, celestial: o)) }
+        return r
+    }
+
     /// Device bounds of a sun or moon with room for all its stacked shadows.
     func bodyBounds(_ body: ToggleArt.Body, celestial o: (x: Int, y: Int)) -> IntRect {
         let t = celestialTransform(o)
@@ -107,8 +139,7 @@ public final class ToggleRenderer {
             if cache == nil { cache = ToggleSpriteCache(renderer: self, pool: canvas.pool) }
             cache!.draw(frame, on: canvas, origin: origin)
         } else {
-            drawTrack(frame, on: canvas, origin: origin)
-            drawCelestial(frame, on: canvas, origin: origin)
+            ToggleSpriteCache(renderer: self, pool: canvas.pool).draw(frame, on: canvas, origin: origin)
         }
     }
 
@@ -118,73 +149,11 @@ public final class ToggleRenderer {
         .linearGradient(LinearGradient(start: Point(r.minX, r.minY), end: Point(r.minX, r.maxY), colors: colors))
     }
 
-    /// The track layer (step 1).
-    func drawTrack(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int)) {
-        let p = clamp(frame.appearance, 0, 1)
-        canvas.transform = trackTransform(origin)
-        canvas.beginLayer(bounds: ToggleArt.trackFrame)
-        drawTrackUnder(p: p, on: canvas)
-        canvas.beginLayer(bounds: ToggleArt.trackFrame)
-        if p < 1 { drawDayScene(frame, on: canvas, opacity: 1 - p, origin: origin) }
-        if p > 0 { drawNightScene(frame, on: canvas, opacity: p, origin: origin) }
-        canvas.endLayer(mask: .path(ToggleArt.trackInner.path, .nonZero))
-        drawTrackOver(p: p, on: canvas)
-        canvas.endLayer()
-    }
-
-    /// Skies and outer borders (under the scenes).
-    func drawTrackUnder(p: Double, on canvas: Canvas) {
-        let outer = ToggleArt.trackOuter
-        canvas.fill(outer.path, .solid(ToggleArt.Palette.daySky))
-        if p > 0 { canvas.fill(outer.path, .solid(ToggleArt.Palette.nightSky), opacity: p) }
-        let border = outer.stroke(lineWidth: ToggleArt.outerBorderWidth, alignment: .centered)
-        if p < 1 { canvas.fill(border, Self.verticalGradient(ToggleArt.dayOuterBorder, over: outer.rect), opacity: 1 - p) }
-        if p > 0 { canvas.fill(border, Self.verticalGradient(ToggleArt.nightOuterBorder, over: outer.rect), opacity: p) }
-    }
-
-    /// Inner-edge gradients (over the scenes).
-    func drawTrackOver(p: Double, on canvas: Canvas) {
-        let inner = ToggleArt.trackInner
-        let edge = inner.stroke(lineWidth: ToggleArt.innerEdgeWidth, alignment: .inside)
-        if p < 1 { canvas.fill(edge, Self.verticalGradient(ToggleArt.dayInnerEdge, over: inner.rect), opacity: 1 - p) }
-        if p > 0 { canvas.fill(edge, Self.verticalGradient(ToggleArt.nightInnerEdge, over: inner.rect), opacity: p) }
-    }
-
-    func drawDayScene(_ frame: ToggleFrame, on canvas: Canvas, opacity: Double, origin: (x: Int, y: Int)) {
-        canvas.beginLayer(bounds: ToggleArt.trackFrame)
-        canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.daySky))
-        let base = trackTransform(origin)
-        for (i, group) in ToggleArt.cloudGroups.enumerated() {
-            canvas.transform = base.concatenating(.translation(0, Double(cloudShift(frame.ambient.cloudOffsetsY[i]))))
-            drawCloudGroup(group, on: canvas)
-        }
-        canvas.transform = base
-        canvas.endLayer(opacity: opacity)
-    }
-
-    /// One cloud group: six circles as one layer, then the group's opacity (overlaps do not add up).
-    func drawCloudGroup(_ group: ToggleArt.CloudGroup, on canvas: Canvas) {
-        let r = ToggleArt.cloudRadius
-        canvas.beginLayer(bounds: Self.cloudBounds(group))
-        for c in group.circles {
-            canvas.fill(Path.circle(center: c, radius: r), .solid(ToggleArt.Palette.cloud))
-        }
-        canvas.endLayer(opacity: group.opacity)
-    }
-
+    /// One cloud group's extent (artboard units).
     static func cloudBounds(_ group: ToggleArt.CloudGroup) -> Rect {
         let r = ToggleArt.cloudRadius
         let xs = group.circles.map(\.x), ys = group.circles.map(\.y)
         return Rect(x: xs.min()! - r, y: ys.min()! - r, width: xs.max()! - xs.min()! + 2 * r, height: ys.max()! - ys.min()! + 2 * r)
-    }
-
-    func drawNightScene(_ frame: ToggleFrame, on canvas: Canvas, opacity: Double, origin: (x: Int, y: Int)) {
-        canvas.beginLayer(bounds: ToggleArt.trackFrame)
-        canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.nightSky))
-        for star in ToggleArt.stars {
-            drawStar(star, on: canvas, opacity: frame.ambient.starOpacities[star.group])
-        }
-        canvas.endLayer(opacity: opacity)
     }
 
     func drawStar(_ star: ToggleArt.Star, on canvas: Canvas, opacity: Double) {
@@ -204,14 +173,6 @@ public final class ToggleRenderer {
 
     static func starBounds(_ star: ToggleArt.Star) -> Rect {
         Rect(x: star.center.x - star.radius, y: star.center.y - star.radius, width: 2 * star.radius, height: 2 * star.radius)
-    }
-
-    /// The celestial layer (step 2).
-    func drawCelestial(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int)) {
-        let p = clamp(frame.appearance, 0, 1)
-        let o = celestialOrigin(origin, position: frame.position)
-        if p < 1 { drawBody(ToggleArt.sun, occlusion: false, on: canvas, celestial: o, opacity: 1 - p) }
-        if p > 0 { drawBody(ToggleArt.moon, occlusion: true, on: canvas, celestial: o, opacity: p) }
     }
 
     /// A sun or moon as one layer: disc, gradient stroke, stacked shadows, (occlusion), then the

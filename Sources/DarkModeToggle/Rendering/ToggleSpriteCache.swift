@@ -1,97 +1,138 @@
 import Raster
 
-/// Pre-rendered pieces of the toggle at one scale, and the frame composition that uses them.
+/// The toggle's pieces as sprites, and the one frame composition that uses them.
 ///
-/// Rendered once (per renderer, i.e. per scale): the sky fills, outer borders and inner edges,
-/// the scene mask, each cloud group, each star, and the sun and the moon with their shadows.
-/// Rendered when the appearance changes: the track's under- and overlays for that appearance
-/// (sky and borders cross-faded, inner edges cross-faded), by compositing the sprites above —
-/// no rasterizing, no blurring. A frame where only the ambient clock moved composites sprites
-/// only.
+/// Pieces are rendered from the vector art on first use: the sky fills, outer borders and
+/// inner edges, the scene mask, each cloud group, each star, and the sun and the moon with their
+/// stacked shadows. The track's under- and overlay for an appearance value (skies and borders,
+/// inner edges, cross-faded) are composited from those pieces when the appearance changes.
+///
+/// A renderer keeps one instance per scale, so a frame where only the ambient clock moved
+/// composites sprites only. Rendering "from scratch" uses a fresh instance for the frame: the
+/// same composition, with every piece rasterized (and blurred) anew — so the two paths differ
+/// only in what is remembered, which the tests check.
 final class ToggleSpriteCache {
     private unowned let renderer: ToggleRenderer
-    private let daySky, nightSky, dayBorder, nightBorder, dayEdge, nightEdge: Sprite
-    private let sceneMask: Sprite
-    private let clouds: [Sprite]
-    private let stars: [Sprite]
-    private let sun, moon: Sprite
+    private let pool: LayerPool
     /// Track device bounds relative to the component origin.
     private let trackBounds: IntRect
+    private let trackTransform: Transform
+    private let measure: Canvas
+    private let scratch: Canvas
+    // Pieces, rendered on first use.
+    private var daySky, nightSky, dayBorder, nightBorder, dayEdge, nightEdge, sceneMask: Sprite?
+    private var clouds: [Sprite?] = Array(repeating: nil, count: ToggleArt.cloudGroups.count)
+    private var stars: [Sprite?] = Array(repeating: nil, count: ToggleArt.stars.count)
+    private var sun, moon: Sprite?
     private var under: (p: Double, sprite: Sprite)?
     private var over: (p: Double, sprite: Sprite)?
-    private let scratch: Canvas
 
     init(renderer r: ToggleRenderer, pool: LayerPool) {
         renderer = r
-        let zero = (x: 0, y: 0)
-        let track = r.trackTransform(zero)
-        let measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
-        measure.transform = track
-        scratch = measure
+        self.pool = pool
+        trackTransform = r.trackTransform((0, 0))
+        measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
+        measure.transform = trackTransform
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
+        scratch = Canvas(Pixmap(width: 0, height: 0), pool: pool)
+    }
 
-        func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
-            let pix = Pixmap(width: bounds.width, height: bounds.height)
-            let c = Canvas(pix, pool: pool)
-            c.retarget(pix, origin: (bounds.x, bounds.y))
-            c.transform = transform
-            draw(c)
-            return Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
-        }
-        let outer = ToggleArt.trackOuter, inner = ToggleArt.trackInner
-        let tb = trackBounds
-        daySky = sprite(tb, track) { $0.fill(outer.path, .solid(ToggleArt.Palette.daySky)) }
-        nightSky = sprite(tb, track) { $0.fill(outer.path, .solid(ToggleArt.Palette.nightSky)) }
-        let border = outer.stroke(lineWidth: ToggleArt.outerBorderWidth, alignment: .centered)
-        dayBorder = sprite(tb, track) { $0.fill(border, ToggleRenderer.verticalGradient(ToggleArt.dayOuterBorder, over: outer.rect)) }
-        nightBorder = sprite(tb, track) { $0.fill(border, ToggleRenderer.verticalGradient(ToggleArt.nightOuterBorder, over: outer.rect)) }
-        let edge = inner.stroke(lineWidth: ToggleArt.innerEdgeWidth, alignment: .inside)
-        dayEdge = sprite(tb, track) { $0.fill(edge, ToggleRenderer.verticalGradient(ToggleArt.dayInnerEdge, over: inner.rect)) }
-        nightEdge = sprite(tb, track) { $0.fill(edge, ToggleRenderer.verticalGradient(ToggleArt.nightInnerEdge, over: inner.rect)) }
-        sceneMask = sprite(tb, track) { $0.fill(inner.path, .solid(.white)) }
+    /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
+    private func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
+        let pix = Pixmap(width: bounds.width, height: bounds.height)
+        let c = Canvas(pix, pool: pool)
+        c.retarget(pix, origin: (bounds.x, bounds.y))
+        c.transform = transform
+        draw(c)
+        return Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+    }
 
-        clouds = ToggleArt.cloudGroups.map { group in
-            let b = measure.deviceBounds(of: ToggleRenderer.cloudBounds(group))
-            return sprite(b, track) { c in
-                for center in group.circles {
-                    c.fill(Path.circle(center: center, radius: ToggleArt.cloudRadius), .solid(ToggleArt.Palette.cloud))
-                }
+    private func trackPiece(_ slot: inout Sprite?, _ draw: (Canvas) -> Void) -> Sprite {
+        if let s = slot { return s }
+        let s = sprite(trackBounds, trackTransform, draw)
+        slot = s
+        return s
+    }
+
+    private func sky(night: Bool) -> Sprite {
+        let outer = ToggleArt.trackOuter
+        let color = night ? ToggleArt.Palette.nightSky : ToggleArt.Palette.daySky
+        return night ? trackPiece(&nightSky) { $0.fill(outer.path, .solid(color)) }
+                     : trackPiece(&daySky) { $0.fill(outer.path, .solid(color)) }
+    }
+
+    private func border(night: Bool) -> Sprite {
+        let outer = ToggleArt.trackOuter
+        let path = outer.stroke(lineWidth: ToggleArt.outerBorderWidth, alignment: .centered)
+        let paint = ToggleRenderer.verticalGradient(night ? ToggleArt.nightOuterBorder : ToggleArt.dayOuterBorder, over: outer.rect)
+        return night ? trackPiece(&nightBorder) { $0.fill(path, paint) } : trackPiece(&dayBorder) { $0.fill(path, paint) }
+    }
+
+    private func edge(night: Bool) -> Sprite {
+        let inner = ToggleArt.trackInner
+        let path = inner.stroke(lineWidth: ToggleArt.innerEdgeWidth, alignment: .inside)
+        let paint = ToggleRenderer.verticalGradient(night ? ToggleArt.nightInnerEdge : ToggleArt.dayInnerEdge, over: inner.rect)
+        return night ? trackPiece(&nightEdge) { $0.fill(path, paint) } : trackPiece(&dayEdge) { $0.fill(path, paint) }
+    }
+
+    private func mask() -> Sprite {
+        trackPiece(&sceneMask) { $0.fill(ToggleArt.trackInner.path, .solid(.white)) }
+    }
+
+    private func cloud(_ i: Int) -> Sprite {
+        if let s = clouds[i] { return s }
+        let group = ToggleArt.cloudGroups[i]
+        let s = sprite(measure.deviceBounds(of: ToggleRenderer.cloudBounds(group)), trackTransform) { c in
+            for center in group.circles {
+                c.fill(Path.circle(center: center, radius: ToggleArt.cloudRadius), .solid(ToggleArt.Palette.cloud))
             }
         }
-        stars = ToggleArt.stars.map { star in
-            let sigma = star.blur * r.trackUnit
-            let margin = Double(GaussianBlur.extent(sigma: sigma)) / r.trackUnit
-            let b = measure.deviceBounds(of: ToggleRenderer.starBounds(star).insetBy(dx: -margin, dy: -margin))
-            return sprite(b, track) { c in r.drawStar(star, on: c, opacity: 1) }
+        clouds[i] = s
+        return s
+    }
+
+    private func star(_ i: Int) -> Sprite {
+        if let s = stars[i] { return s }
+        let r = renderer, star = ToggleArt.stars[i]
+        let margin = Double(GaussianBlur.extent(sigma: star.blur * r.trackUnit)) / r.trackUnit
+        let s = sprite(measure.deviceBounds(of: ToggleRenderer.starBounds(star).insetBy(dx: -margin, dy: -margin)), trackTransform) { c in
+            r.drawStar(star, on: c, opacity: 1)
         }
-        let celestial = r.celestialTransform(zero)
-        sun = sprite(r.bodyBounds(ToggleArt.sun, celestial: zero), celestial) { c in
-            r.drawBody(ToggleArt.sun, occlusion: false, on: c, celestial: zero, opacity: 1)
+        stars[i] = s
+        return s
+    }
+
+    private func body(moon isMoon: Bool) -> Sprite {
+        if let s = isMoon ? moon : sun { return s }
+        let r = renderer, zero = (x: 0, y: 0)
+        let art = isMoon ? ToggleArt.moon : ToggleArt.sun
+        let s = sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
+            r.drawBody(art, occlusion: isMoon, on: c, celestial: zero, opacity: 1)
         }
-        moon = sprite(r.bodyBounds(ToggleArt.moon, celestial: zero), celestial) { c in
-            r.drawBody(ToggleArt.moon, occlusion: true, on: c, celestial: zero, opacity: 1)
-        }
+        if isMoon { moon = s } else { sun = s }
+        return s
     }
 
     /// Composites `parts` (sprite, opacity) into a sprite of the track's bounds.
-    private func composite(_ reuse: Sprite?, _ parts: [(Sprite, Double)]) -> Sprite {
+    private func composite(_ reuse: Sprite?, _ parts: [(Sprite?, Double)]) -> Sprite {
         let pix = reuse?.pixmap ?? Pixmap(width: trackBounds.width, height: trackBounds.height)
         pix.reset(width: trackBounds.width, height: trackBounds.height)
         scratch.retarget(pix, origin: (trackBounds.x, trackBounds.y))
-        for (s, opacity) in parts where opacity > 0 { scratch.draw(s, opacity: opacity) }
+        for case let (s?, opacity) in parts where opacity > 0 { scratch.draw(s, opacity: opacity) }
         return reuse ?? Sprite(pixmap: pix, origin: (trackBounds.x, trackBounds.y))
     }
 
     private func underlay(_ p: Double) -> Sprite {
         if let u = under, u.p == p { return u.sprite }
-        let s = composite(under?.sprite, [(daySky, 1), (nightSky, p), (dayBorder, 1 - p), (nightBorder, p)])
+        let s = composite(under?.sprite, [(sky(night: false), 1), (p > 0 ? sky(night: true) : nil, p),
+                                          (p < 1 ? border(night: false) : nil, 1 - p), (p > 0 ? border(night: true) : nil, p)])
         under = (p, s)
         return s
     }
 
     private func overlay(_ p: Double) -> Sprite {
         if let o = over, o.p == p { return o.sprite }
-        let s = composite(over?.sprite, [(dayEdge, 1 - p), (nightEdge, p)])
+        let s = composite(over?.sprite, [(p < 1 ? edge(night: false) : nil, 1 - p), (p > 0 ? edge(night: true) : nil, p)])
         over = (p, s)
         return s
     }
@@ -105,37 +146,40 @@ final class ToggleSpriteCache {
         sprite.origin = home
     }
 
+    /// Composes one frame. Two shortcuts keep the pixels the same (within rounding) while
+    /// skipping whole-track layer passes: the track's own layer has opacity 1 and no mask, and
+    /// src-over is associative, so its parts are composited straight onto the canvas; and a
+    /// scene at opacity 1 (the other one invisible) is drawn straight into the scenes layer.
     func draw(_ frame: ToggleFrame, on canvas: Canvas, origin o: (x: Int, y: Int)) {
         let r = renderer
         let p = clamp(frame.appearance, 0, 1)
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
         canvas.transform = r.trackTransform(o)
-        canvas.beginLayer(deviceBounds: track)
         place(underlay(p), on: canvas, at: o)
         canvas.beginLayer(deviceBounds: track)
         if p < 1 {
-            canvas.beginLayer(deviceBounds: track)
+            if p > 0 { canvas.beginLayer(deviceBounds: track) }
             canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.daySky))
             for (i, group) in ToggleArt.cloudGroups.enumerated() {
-                place(clouds[i], on: canvas, at: o, dy: r.cloudShift(frame.ambient.cloudOffsetsY[i]), opacity: group.opacity)
+                place(cloud(i), on: canvas, at: o, dy: r.cloudShift(frame.ambient.cloudOffsetsY[i]), opacity: group.opacity)
             }
-            canvas.endLayer(opacity: 1 - p)
+            if p > 0 { canvas.endLayer(opacity: 1 - p) }
         }
         if p > 0 {
-            canvas.beginLayer(deviceBounds: track)
+            if p < 1 { canvas.beginLayer(deviceBounds: track) }
             canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.nightSky))
-            for (i, star) in ToggleArt.stars.enumerated() {
-                let a = frame.ambient.starOpacities[star.group]
-                if a > 0 { place(stars[i], on: canvas, at: o, opacity: a) }
+            for (i, art) in ToggleArt.stars.enumerated() {
+                let a = frame.ambient.starOpacities[art.group]
+                if a > 0 { place(star(i), on: canvas, at: o, opacity: a) }
             }
-            canvas.endLayer(opacity: p)
+            if p < 1 { canvas.endLayer(opacity: p) }
         }
-        canvas.endLayer(mask: .alpha(sceneMask.pixmap, origin: (sceneMask.origin.x + o.x, sceneMask.origin.y + o.y)))
+        let m = mask()
+        canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
         place(overlay(p), on: canvas, at: o)
-        canvas.endLayer()
 
         let c = r.celestialOrigin(o, position: frame.position)
-        if p < 1 { place(sun, on: canvas, at: c, opacity: 1 - p) }
-        if p > 0 { place(moon, on: canvas, at: c, opacity: p) }
+        if p < 1 { place(body(moon: false), on: canvas, at: c, opacity: 1 - p) }
+        if p > 0 { place(body(moon: true), on: canvas, at: c, opacity: p) }
     }
 }

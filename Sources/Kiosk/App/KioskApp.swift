@@ -179,15 +179,16 @@ public final class KioskApp {
         let page = pageColor(at: time).premultiplied8.packed
         let toggle = toggleFrameState(at: time)
         var dirty: [IntRect] = []
-        let componentRect = renderer.bounds(origin: layout.toggleOrigin).intersection(frame.bounds)
         if !incremental || page != shownPage {
             frame.fill(frame.bounds, with: page)
             drawToggle(toggle, clip: frame.bounds)
             dirty = [frame.bounds]
         } else if toggle != shownToggle {
-            frame.fill(componentRect, with: page)
-            drawToggle(toggle, clip: componentRect)
-            dirty = [componentRect]
+            let changed = renderer.dirtyBounds(from: shownToggle, to: toggle, origin: layout.toggleOrigin)
+                .intersection(frame.bounds)
+            frame.fill(changed, with: page)
+            drawToggle(toggle, clip: changed)
+            dirty = [changed]
         }
         shownPage = page
         shownToggle = toggle

@@ -1,0 +1,74 @@
+import Foundation
+import Raster
+import Testing
+@testable import DarkModeToggle
+
+/// Largest per-channel difference between two pixmaps of the same size.
+func maxChannelDifference(_ a: Pixmap, _ b: Pixmap) -> (value: Int, x: Int, y: Int) {
+    var worst = (value: 0, x: 0, y: 0)
+    for y in 0..<a.height {
+        for x in 0..<a.width {
+            let p = a.color(x: x, y: y), q = b.color(x: x, y: y)
+            let d = max(abs(Int(p.r) - Int(q.r)), abs(Int(p.g) - Int(q.g)), abs(Int(p.b) - Int(q.b)), abs(Int(p.a) - Int(q.a)))
+            if d > worst.value { worst = (d, x, y) }
+        }
+    }
+    return worst
+}
+
+func renderToggle(width: Double, scale: Double, frame: ToggleFrame, cached: Bool, pad: Int = 0,
+                  renderer: ToggleRenderer? = nil) -> Pixmap {
+    let r = renderer ?? ToggleRenderer(width: width, scale: scale)
+    let w = Int((width * scale).rounded(.up)) + 2 * pad
+    let h = Int((width * scale * 80 / 130).rounded(.up)) + 2 * pad
+    let pix = Pixmap(width: w, height: h)
+    let canvas = Canvas(pix)
+    canvas.fill(deviceRect: pix.bounds, ToggleArt.Palette.pageLight)
+    r.draw(frame, on: canvas, origin: (pad, pad), cached: cached)
+    return pix
+}
+
+@Suite struct RenderingTests {
+    static let states: [(Double, Double, Double, Bool)] = [
+        // appearance, position, ambient time, reduce motion
+        (0, 0, 0, true), (0, 0, 1.2, false), (0.35, 0.35, 1.2, false), (0.5, 0.62, 2.7, false),
+        (1, 1, 0.4, false), (1, 1.04, 3.3, false), (0.8, -0.02, 0, true),
+    ]
+
+    @Test(arguments: [(260.0, 1.0), (130.0, 2.0), (173.0, 1.5)])
+    func cachedAndUncachedAgree(width: Double, scale: Double) {
+        let renderer = ToggleRenderer(width: width, scale: scale)
+        for (a, q, t, rm) in Self.states {
+            let frame = ToggleFrame(appearance: a, position: q, ambient: Ambient.state(time: t, reduceMotion: rm))
+            let fresh = renderToggle(width: width, scale: scale, frame: frame, cached: false, pad: 40)
+            let cached = renderToggle(width: width, scale: scale, frame: frame, cached: true, pad: 40, renderer: renderer)
+            let d = maxChannelDifference(fresh, cached)
+            #expect(d.value <= 1, "state p=\(a) q=\(q) t=\(t): differs by \(d.value) at \(d.x),\(d.y)")
+        }
+    }
+
+    @Test func celestialTravelsTheSpecDistance() {
+        // The sun's sprite moves by the travel (snapped to whole pixels) between the ends.
+        let r = ToggleRenderer(width: 130, scale: 1)
+        let a = r.celestialOrigin((0, 0), position: 0), b = r.celestialOrigin((0, 0), position: 1)
+        #expect(a.x == -90 && b.x == -23)
+    }
+
+    @Test func lightAndDarkLookRight() {
+        // Sample colours that must hold: day sky right of the sun, night sky at the left, the
+        // sun's body, the moon's lit crescent.
+        let light = renderToggle(width: 260, scale: 1, frame: ToggleFrame(appearance: 0, position: 0, ambient: Ambient.state(time: 0, reduceMotion: true)), cached: false)
+        let dark = renderToggle(width: 260, scale: 1, frame: ToggleFrame(appearance: 1, position: 1, ambient: Ambient.state(time: 0, reduceMotion: true)), cached: false)
+        func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
+            let w = want.premultiplied8
+            return abs(Int(c.r) - Int(w.r)) <= tol && abs(Int(c.g) - Int(w.g)) <= tol && abs(Int(c.b) - Int(w.b)) <= tol
+        }
+        // Day sky above the clouds, right half.
+        #expect(close(light.color(x: 150, y: 45), ToggleArt.Palette.daySky, 3))
+        // Sun centre: sun fill over the sky (0.96 opacity).
+        let sunCenterX = Int(ToggleMetrics(width: 260).celestialOriginX(position: 0) + (111.5537 + 22.72) * ToggleMetrics(width: 260).celestialScale)
+        #expect(close(light.color(x: sunCenterX, y: 80), Color(r255: 255, g255: 193, b255: 135), 6))
+        // Night sky at the left, away from stars.
+        #expect(close(dark.color(x: 30, y: 100), ToggleArt.Palette.nightSky, 4))
+    }
+}
