@@ -97,32 +97,89 @@ public enum GaussianBlur {
         }
     }
 
+    /// Block average: each low-res cell sums its f×f block (times 1/f²) in row-major order,
+    /// one full-res row at a time, exactly as a per-pixel `dst[x / f] += src[x]·inv` would.
     private static func downsample(_ p: UnsafePointer<Float>, width w: Int, height h: Int, factor f: Int,
                                    into low: UnsafeMutablePointer<Float>, lw: Int, lh: Int) {
         low.update(repeating: 0, count: lw * lh)
         let inv = 1 / Float(f * f)
+        let whole = w / f            // cells whose block lies entirely inside the row
         for y in 0..<h {
             let dst = low + (y / f) * lw, src = p + y * w
-            for x in 0..<w { dst[x / f] += src[x] * inv }
+            if f == 2 {
+                for i in 0..<whole { dst[i] = (dst[i] + src[2 &* i] * inv) + src[2 &* i &+ 1] * inv }
+            } else {
+                for i in 0..<whole {
+                    var a = dst[i]
+                    let s = src + i &* f
+                    for dx in 0..<f { a += s[dx] * inv }
+                    dst[i] = a
+                }
+            }
+            if whole < lw {
+                var a = dst[whole]
+                for x in (whole * f)..<w { a += src[x] * inv }
+                dst[whole] = a
+            }
         }
     }
 
     /// Bilinear reconstruction: low-res sample i sits at full-res x = i·f + (f−1)/2.
+    ///
+    /// Per output pixel this is `top + (bottom − top)·ty` with `top`/`bottom` the horizontal
+    /// interpolations `s(i, j) + (s(i+1, j) − s(i, j))·tx` of low-res rows j and j+1 (zero outside).
+    /// The horizontal interpolation of a low-res row depends only on x, so it is computed once
+    /// per low-res row into a full-width row and shared by the f output rows that use it; the
+    /// output loop is then one subtract, multiply and add per pixel. Same operations, same
+    /// order, same results as evaluating everything per pixel.
     private static func upsample(_ low: UnsafePointer<Float>, lw: Int, lh: Int, factor f: Int,
                                  into p: UnsafeMutablePointer<Float>, width w: Int, height h: Int) {
         let fd = Float(f), half = Float(f - 1) / 2
-        @inline(__always) func sample(_ i: Int, _ j: Int) -> Float {
-            i >= 0 && i < lw && j >= 0 && j < lh ? low[j * lw + i] : 0
+        // Column tables: for each x the left sample index (offset by one for the zero border)
+        // and the weight tx.
+        let left = UnsafeMutablePointer<Int>.allocate(capacity: w)
+        let tx = UnsafeMutablePointer<Float>.allocate(capacity: w)
+        // A low-res row with one zero cell on each side, and two interpolated full-width rows.
+        let padded = UnsafeMutablePointer<Float>.allocate(capacity: lw + 2)
+        let rows = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w)
+        defer { left.deallocate(); tx.deallocate(); padded.deallocate(); rows.deallocate() }
+        for x in 0..<w {
+            let u = (Float(x) - half) / fd
+            let i = Int(u.rounded(.down))
+            left[x] = i &+ 1
+            tx[x] = u - Float(i)
         }
+        padded[0] = 0; padded[lw + 1] = 0
+        /// Interpolates low-res row j (all zeros outside 0..<lh) across the full width.
+        func interpolate(_ j: Int, into out: UnsafeMutablePointer<Float>) {
+            if j < 0 || j >= lh {
+                (padded + 1).update(repeating: 0, count: lw)
+            } else {
+                (padded + 1).update(from: low + j * lw, count: lw)
+            }
+            for x in 0..<w {
+                let a = padded[left[x]], b = padded[left[x] &+ 1]
+                out[x] = a + (b - a) * tx[x]
+            }
+        }
+        var rowJ = Int.min           // low-res row held in `upper`
+        var upper = rows, lower = rows + w
         for y in 0..<h {
             let v = (Float(y) - half) / fd
             let j = Int(v.rounded(.down)), ty = v - Float(j)
+            if j != rowJ {
+                if j == rowJ &+ 1 {
+                    swap(&upper, &lower)          // the old lower row is the new upper row
+                    interpolate(j &+ 1, into: lower)
+                } else {
+                    interpolate(j, into: upper)
+                    interpolate(j &+ 1, into: lower)
+                }
+                rowJ = j
+            }
             let row = p + y * w
             for x in 0..<w {
-                let u = (Float(x) - half) / fd
-                let i = Int(u.rounded(.down)), tx = u - Float(i)
-                let top = sample(i, j) + (sample(i + 1, j) - sample(i, j)) * tx
-                let bottom = sample(i, j + 1) + (sample(i + 1, j + 1) - sample(i, j + 1)) * tx
+                let top = upper[x], bottom = lower[x]
                 row[x] = top + (bottom - top) * ty
             }
         }
