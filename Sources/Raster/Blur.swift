@@ -65,7 +65,10 @@ public enum GaussianBlur {
         if a.count < n { a = [Float](repeating: 0, count: n) }
     }
 
-    /// Separable convolution; both passes have unit-stride inner loops (they vectorise).
+    /// Separable convolution. Each output value is `((0 + in₀·k₀) + in₁·k₁) + …` in tap order;
+    /// 16 outputs at a time keep their running sums in registers across all taps (one load, one
+    /// multiply and one add per tap and lane, no stores in between), the same operations in the
+    /// same order as a tap-by-tap sweep over the whole row.
     private static func separable(_ p: UnsafeMutablePointer<Float>, width w: Int, height h: Int, kernel: [Float],
                                   scratch: UnsafeMutablePointer<Float>) {
         let r = kernel.count / 2
@@ -78,22 +81,39 @@ public enum GaussianBlur {
             for y in 0..<h {
                 let row = p + y * w
                 (padded + r).update(from: row, count: w)
-                row.update(repeating: 0, count: w)
-                for j in 0..<(2 * r + 1) {
-                    let kj = k[j], src = padded + j
-                    for x in 0..<w { row[x] += src[x] * kj }
-                }
+                convolve(into: row, count: w, kernel: k, taps: 2 * r + 1, source: padded, tapStride: 1)
             }
             // Columns, row by row: out[y] = Σ k[j]·in[y + j − r].
             copy.update(from: p, count: w * h)
             for y in 0..<h {
-                let out = p + y * w
-                out.update(repeating: 0, count: w)
-                for j in max(0, r - y)...min(2 * r, h - 1 - y + r) {
-                    let src = copy + (y + j - r) * w, kj = k[j]
-                    for x in 0..<w { out[x] += src[x] * kj }
-                }
+                let first = max(0, r - y), last = min(2 * r, h - 1 - y + r)
+                convolve(into: p + y * w, count: w, kernel: k + first, taps: last - first + 1,
+                         source: copy + (y + first - r) * w, tapStride: w)
             }
+        }
+    }
+
+    /// `out[x] = Σ_{j < taps} k[j]·source[j·tapStride + x]`, summed from zero in tap order.
+    @inline(__always)
+    private static func convolve(into out: UnsafeMutablePointer<Float>, count w: Int, kernel k: UnsafePointer<Float>,
+                                 taps: Int, source: UnsafePointer<Float>, tapStride: Int) {
+        typealias Block = SIMD16<Float>
+        let lanes = Block.scalarCount
+        var x = 0
+        while x &+ lanes <= w {
+            var acc = Block(repeating: 0)
+            for j in 0..<taps {
+                let v = UnsafeRawPointer(source + (j &* tapStride &+ x)).loadUnaligned(as: Block.self)
+                acc = acc + v * Block(repeating: k[j])
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
+            x &+= lanes
+        }
+        while x < w {
+            var acc: Float = 0
+            for j in 0..<taps { acc = acc + source[j &* tapStride &+ x] * k[j] }
+            out[x] = acc
+            x &+= 1
         }
     }
 
