@@ -2,6 +2,11 @@
 /// 32-bit word (`& 0x00FF00FF`), so one multiply scales two channels, and division by 255 is the
 /// exact rounded `(x + 128 + ((x + 128) >> 8)) >> 8`. Wrapping operators keep overflow traps out
 /// of the loops (no lane can overflow: 255·255 + 255 + 128 < 2¹⁶).
+///
+/// Coverage and mask rows are read eight bytes at a time: a word of all 255 starts a run that is
+/// blended without per-pixel tests (the same arithmetic as full coverage), a word of zeros is
+/// skipped, and only mixed words go pixel by pixel. Inner loops have no branches, so the
+/// compiler can vectorise them.
 public enum Blend {
     /// Scales all four channels of a packed pixel by k/255 (rounded).
     @inlinable @inline(__always)
@@ -22,36 +27,65 @@ public enum Blend {
 
     /// `src·k/255 over dst` with a single rounding per channel (exact to half a level), used
     /// where coverage or opacity is partial: scaling first and blending after would round twice.
+    /// With `src == 0` the result is `dst` exactly.
     @inlinable @inline(__always)
     public static func overScaled(_ src: UInt32, _ k: UInt32, _ dst: UInt32) -> UInt32 {
         let inv = 65025 &- (src &>> 24) &* k          // 255² · (1 − src.a·k/255²)
-        var out: UInt32 = 0
-        var shift: UInt32 = 0
-        while shift < 32 {
+        let sk = k &* 255
+        @inline(__always) func channel(_ shift: UInt32) -> UInt32 {
             let s = (src &>> shift) & 0xFF, d = (dst &>> shift) & 0xFF
-            let v = s &* k &* 255 &+ d &* inv
-            out |= ((v &+ 32512) / 65025) &<< shift
-            shift &+= 8
+            return ((s &* sk &+ d &* inv &+ 32512) / 65025) &<< shift
         }
-        return out
+        return channel(0) | channel(8) | channel(16) | channel(24)
+    }
+
+    /// Eight coverage bytes from `p + i` as one word (unaligned load).
+    @inlinable @inline(__always)
+    static func word(_ p: UnsafePointer<UInt8>, _ i: Int) -> UInt64 {
+        UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+    }
+
+    /// The end of the run of 8-byte words equal to `value` starting at `i` (a multiple of 8 past
+    /// `i`, never beyond `count`).
+    @inlinable @inline(__always)
+    static func runEnd(_ p: UnsafePointer<UInt8>, from i: Int, count: Int, equalTo value: UInt64) -> Int {
+        var j = i
+        while j &+ 8 <= count && word(p, j) == value { j &+= 8 }
+        return j
     }
 
     /// `dst = color·coverage over dst` for a row; `coverage == nil` means full coverage.
     @inlinable
     public static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,
                                  coverage: UnsafePointer<UInt8>?) {
-        let opaque = color &>> 24 == 255
-        if let coverage {
-            for i in 0..<count {
-                let c = UInt32(coverage[i])
-                if c == 0 { continue }
-                if c == 255 {
-                    dst[i] = opaque ? color : over(color, dst[i])
-                } else {
-                    dst[i] = overScaled(color, c, dst[i])
+        guard let coverage else {
+            fullSolid(dst, count: count, color: color)
+            return
+        }
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = word(coverage, i)
+                if w == ~0 {
+                    let end = runEnd(coverage, from: i &+ 8, count: count, equalTo: ~0)
+                    fullSolid(dst + i, count: end &- i, color: color)
+                    i = end
+                    continue
                 }
+                if w == 0 { i = runEnd(coverage, from: i &+ 8, count: count, equalTo: 0); continue }
+                for j in i..<(i &+ 8) { partialSolid(dst + j, color: color, coverage: UInt32(coverage[j])) }
+                i &+= 8
+            } else {
+                partialSolid(dst + i, color: color, coverage: UInt32(coverage[i]))
+                i &+= 1
             }
-        } else if opaque {
+        }
+    }
+
+    /// Full-coverage solid run: a store for opaque colours, src-over otherwise.
+    @inlinable @inline(__always)
+    static func fullSolid(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32) {
+        if color &>> 24 == 255 {
             dst.update(repeating: color, count: count)
         } else {
             let inv = 255 &- (color &>> 24)
@@ -59,19 +93,53 @@ public enum Blend {
         }
     }
 
+    @inlinable @inline(__always)
+    static func partialSolid(_ dst: UnsafeMutablePointer<UInt32>, color: UInt32, coverage c: UInt32) {
+        if c == 0 { return }
+        if c == 255 {
+            dst.pointee = color &>> 24 == 255 ? color : over(color, dst.pointee)
+        } else {
+            dst.pointee = overScaled(color, c, dst.pointee)
+        }
+    }
+
     /// `dst = src·coverage over dst` with a per-pixel source row.
     @inlinable
     public static func sourceSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, source: UnsafePointer<UInt32>,
                                   coverage: UnsafePointer<UInt8>?) {
-        if let coverage {
-            for i in 0..<count {
-                let c = UInt32(coverage[i])
-                if c == 0 { continue }
-                dst[i] = c == 255 ? over(source[i], dst[i]) : overScaled(source[i], c, dst[i])
-            }
-        } else {
-            for i in 0..<count { dst[i] = over(source[i], dst[i]) }
+        guard let coverage else {
+            fullSource(dst, count: count, source: source)
+            return
         }
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = word(coverage, i)
+                if w == ~0 {
+                    let end = runEnd(coverage, from: i &+ 8, count: count, equalTo: ~0)
+                    fullSource(dst + i, count: end &- i, source: source + i)
+                    i = end
+                    continue
+                }
+                if w == 0 { i = runEnd(coverage, from: i &+ 8, count: count, equalTo: 0); continue }
+                for j in i..<(i &+ 8) { partialSource(dst + j, source[j], coverage: UInt32(coverage[j])) }
+                i &+= 8
+            } else {
+                partialSource(dst + i, source[i], coverage: UInt32(coverage[i]))
+                i &+= 1
+            }
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func fullSource(_ dst: UnsafeMutablePointer<UInt32>, count: Int, source: UnsafePointer<UInt32>) {
+        for i in 0..<count { dst[i] = over(source[i], dst[i]) }
+    }
+
+    @inlinable @inline(__always)
+    static func partialSource(_ dst: UnsafeMutablePointer<UInt32>, _ s: UInt32, coverage c: UInt32) {
+        if c == 0 { return }
+        dst.pointee = c == 255 ? over(s, dst.pointee) : overScaled(s, c, dst.pointee)
     }
 
     /// Composites a layer row onto a destination row: `dst = src·opacity·mask over dst`
@@ -79,27 +147,49 @@ public enum Blend {
     @inlinable
     public static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                  opacity: UInt32, mask: UnsafePointer<UInt8>?) {
-        if let mask {
-            for i in 0..<count {
-                let s = source[i]
-                if s == 0 { continue }
-                let k = opacity == 255 ? UInt32(mask[i]) : div255(UInt32(mask[i]) &* opacity)
-                if k == 0 { continue }
-                dst[i] = k == 255 ? over(s, dst[i]) : overScaled(s, k, dst[i])
-            }
-        } else if opacity == 255 {
-            for i in 0..<count {
-                let s = source[i]
-                if s == 0 { continue }
-                dst[i] = s &>> 24 == 255 ? s : over(s, dst[i])
-            }
-        } else {
-            for i in 0..<count {
-                let s = source[i]
-                if s == 0 { continue }
-                dst[i] = overScaled(s, opacity, dst[i])
+        guard let mask else {
+            fullLayer(dst, source: source, count: count, opacity: opacity)
+            return
+        }
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = word(mask, i)
+                if w == ~0 {
+                    let end = runEnd(mask, from: i &+ 8, count: count, equalTo: ~0)
+                    fullLayer(dst + i, source: source + i, count: end &- i, opacity: opacity)
+                    i = end
+                    continue
+                }
+                if w == 0 { i = runEnd(mask, from: i &+ 8, count: count, equalTo: 0); continue }
+                for j in i..<(i &+ 8) { partialLayer(dst + j, source[j], opacity: opacity, mask: UInt32(mask[j])) }
+                i &+= 8
+            } else {
+                partialLayer(dst + i, source[i], opacity: opacity, mask: UInt32(mask[i]))
+                i &+= 1
             }
         }
+    }
+
+    /// A layer run under full mask. Skipping transparent source pixels and storing opaque ones
+    /// is what src-over gives too (`over(0, d) = d`, `overScaled(0, k, d) = d`), so the loops
+    /// need no per-pixel tests, except the opaque-store shortcut at full opacity.
+    @inlinable @inline(__always)
+    static func fullLayer(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+                          opacity: UInt32) {
+        if opacity == 255 {
+            for i in 0..<count { dst[i] = over(source[i], dst[i]) }
+        } else {
+            for i in 0..<count { dst[i] = overScaled(source[i], opacity, dst[i]) }
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func partialLayer(_ dst: UnsafeMutablePointer<UInt32>, _ s: UInt32, opacity: UInt32, mask m: UInt32) {
+        if s == 0 { return }
+        let k = opacity == 255 ? m : div255(m &* opacity)
+        if k == 0 { return }
+        dst.pointee = k == 255 ? over(s, dst.pointee) : overScaled(s, k, dst.pointee)
     }
 
     /// Multiplies a row in place by a mask (destination-in): `dst = dst·mask`.

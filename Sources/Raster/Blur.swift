@@ -65,7 +65,10 @@ public enum GaussianBlur {
         if a.count < n { a = [Float](repeating: 0, count: n) }
     }
 
-    /// Separable convolution; both passes have unit-stride inner loops (they vectorise).
+    /// Separable convolution. Each output value is `((0 + in₀·k₀) + in₁·k₁) + …` in tap order;
+    /// 16 outputs at a time keep their running sums in registers across all taps (one load, one
+    /// multiply and one add per tap and lane, no stores in between), the same operations in the
+    /// same order as a tap-by-tap sweep over the whole row.
     private static func separable(_ p: UnsafeMutablePointer<Float>, width w: Int, height h: Int, kernel: [Float],
                                   scratch: UnsafeMutablePointer<Float>) {
         let r = kernel.count / 2
@@ -78,51 +81,125 @@ public enum GaussianBlur {
             for y in 0..<h {
                 let row = p + y * w
                 (padded + r).update(from: row, count: w)
-                row.update(repeating: 0, count: w)
-                for j in 0..<(2 * r + 1) {
-                    let kj = k[j], src = padded + j
-                    for x in 0..<w { row[x] += src[x] * kj }
-                }
+                convolve(into: row, count: w, kernel: k, taps: 2 * r + 1, source: padded, tapStride: 1)
             }
             // Columns, row by row: out[y] = Σ k[j]·in[y + j − r].
             copy.update(from: p, count: w * h)
             for y in 0..<h {
-                let out = p + y * w
-                out.update(repeating: 0, count: w)
-                for j in max(0, r - y)...min(2 * r, h - 1 - y + r) {
-                    let src = copy + (y + j - r) * w, kj = k[j]
-                    for x in 0..<w { out[x] += src[x] * kj }
-                }
+                let first = max(0, r - y), last = min(2 * r, h - 1 - y + r)
+                convolve(into: p + y * w, count: w, kernel: k + first, taps: last - first + 1,
+                         source: copy + (y + first - r) * w, tapStride: w)
             }
         }
     }
 
+    /// `out[x] = Σ_{j < taps} k[j]·source[j·tapStride + x]`, summed from zero in tap order.
+    @inline(__always)
+    private static func convolve(into out: UnsafeMutablePointer<Float>, count w: Int, kernel k: UnsafePointer<Float>,
+                                 taps: Int, source: UnsafePointer<Float>, tapStride: Int) {
+        typealias Block = SIMD16<Float>
+        let lanes = Block.scalarCount
+        var x = 0
+        while x &+ lanes <= w {
+            var acc = Block(repeating: 0)
+            for j in 0..<taps {
+                let v = UnsafeRawPointer(source + (j &* tapStride &+ x)).loadUnaligned(as: Block.self)
+                acc = acc + v * Block(repeating: k[j])
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
+            x &+= lanes
+        }
+        while x < w {
+            var acc: Float = 0
+            for j in 0..<taps { acc = acc + source[j &* tapStride &+ x] * k[j] }
+            out[x] = acc
+            x &+= 1
+        }
+    }
+
+    /// Block average: each low-res cell sums its f×f block (times 1/f²) in row-major order,
+    /// one full-res row at a time, exactly as a per-pixel `dst[x / f] += src[x]·inv` would.
     private static func downsample(_ p: UnsafePointer<Float>, width w: Int, height h: Int, factor f: Int,
                                    into low: UnsafeMutablePointer<Float>, lw: Int, lh: Int) {
         low.update(repeating: 0, count: lw * lh)
         let inv = 1 / Float(f * f)
+        let whole = w / f            // cells whose block lies entirely inside the row
         for y in 0..<h {
             let dst = low + (y / f) * lw, src = p + y * w
-            for x in 0..<w { dst[x / f] += src[x] * inv }
+            if f == 2 {
+                for i in 0..<whole { dst[i] = (dst[i] + src[2 &* i] * inv) + src[2 &* i &+ 1] * inv }
+            } else {
+                for i in 0..<whole {
+                    var a = dst[i]
+                    let s = src + i &* f
+                    for dx in 0..<f { a += s[dx] * inv }
+                    dst[i] = a
+                }
+            }
+            if whole < lw {
+                var a = dst[whole]
+                for x in (whole * f)..<w { a += src[x] * inv }
+                dst[whole] = a
+            }
         }
     }
 
     /// Bilinear reconstruction: low-res sample i sits at full-res x = i·f + (f−1)/2.
+    ///
+    /// Per output pixel this is `top + (bottom − top)·ty` with `top`/`bottom` the horizontal
+    /// interpolations `s(i, j) + (s(i+1, j) − s(i, j))·tx` of low-res rows j and j+1 (zero outside).
+    /// The horizontal interpolation of a low-res row depends only on x, so it is computed once
+    /// per low-res row into a full-width row and shared by the f output rows that use it; the
+    /// output loop is then one subtract, multiply and add per pixel. Same operations, same
+    /// order, same results as evaluating everything per pixel.
     private static func upsample(_ low: UnsafePointer<Float>, lw: Int, lh: Int, factor f: Int,
                                  into p: UnsafeMutablePointer<Float>, width w: Int, height h: Int) {
         let fd = Float(f), half = Float(f - 1) / 2
-        @inline(__always) func sample(_ i: Int, _ j: Int) -> Float {
-            i >= 0 && i < lw && j >= 0 && j < lh ? low[j * lw + i] : 0
+        // Column tables: for each x the left sample index (offset by one for the zero border)
+        // and the weight tx.
+        let left = UnsafeMutablePointer<Int>.allocate(capacity: w)
+        let tx = UnsafeMutablePointer<Float>.allocate(capacity: w)
+        // A low-res row with one zero cell on each side, and two interpolated full-width rows.
+        let padded = UnsafeMutablePointer<Float>.allocate(capacity: lw + 2)
+        let rows = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w)
+        defer { left.deallocate(); tx.deallocate(); padded.deallocate(); rows.deallocate() }
+        for x in 0..<w {
+            let u = (Float(x) - half) / fd
+            let i = Int(u.rounded(.down))
+            left[x] = i &+ 1
+            tx[x] = u - Float(i)
         }
+        padded[0] = 0; padded[lw + 1] = 0
+        /// Interpolates low-res row j (all zeros outside 0..<lh) across the full width.
+        func interpolate(_ j: Int, into out: UnsafeMutablePointer<Float>) {
+            if j < 0 || j >= lh {
+                (padded + 1).update(repeating: 0, count: lw)
+            } else {
+                (padded + 1).update(from: low + j * lw, count: lw)
+            }
+            for x in 0..<w {
+                let a = padded[left[x]], b = padded[left[x] &+ 1]
+                out[x] = a + (b - a) * tx[x]
+            }
+        }
+        var rowJ = Int.min           // low-res row held in `upper`
+        var upper = rows, lower = rows + w
         for y in 0..<h {
             let v = (Float(y) - half) / fd
             let j = Int(v.rounded(.down)), ty = v - Float(j)
+            if j != rowJ {
+                if j == rowJ &+ 1 {
+                    swap(&upper, &lower)          // the old lower row is the new upper row
+                    interpolate(j &+ 1, into: lower)
+                } else {
+                    interpolate(j, into: upper)
+                    interpolate(j &+ 1, into: lower)
+                }
+                rowJ = j
+            }
             let row = p + y * w
             for x in 0..<w {
-                let u = (Float(x) - half) / fd
-                let i = Int(u.rounded(.down)), tx = u - Float(i)
-                let top = sample(i, j) + (sample(i + 1, j) - sample(i, j)) * tx
-                let bottom = sample(i, j + 1) + (sample(i + 1, j + 1) - sample(i, j + 1)) * tx
+                let top = upper[x], bottom = lower[x]
                 row[x] = top + (bottom - top) * ty
             }
         }

@@ -168,10 +168,21 @@ public final class Rasterizer {
                     var hi = min(bw, touched + 1)
                     var sum: Float = 0
                     var x = lo
+                    var level: UInt8 = 0       // fold(sum), kept in step with sum
                     while x < hi {
-                        sum += acc[x]; acc[x] = 0
-                        cov[x] = Rasterizer.fold(sum, rule)
-                        x += 1
+                        let a = acc[x]
+                        if a == 0 {
+                            // Cells no edge touched leave the sum (and so the coverage) as it is:
+                            // fill the whole run at once instead of folding pixel by pixel.
+                            let end = Rasterizer.zeroRunEnd(acc, from: x &+ 1, to: hi)
+                            (cov + x).update(repeating: level, count: end &- x)
+                            x = end
+                            continue
+                        }
+                        sum += a; acc[x] = 0
+                        level = Rasterizer.fold(sum, rule)
+                        cov[x] = level
+                        x &+= 1
                     }
                     // The winding may stay non-zero to the right (a contour projected on the
                     // left side, or an open fill region): extend while the sum is non-zero.
@@ -192,6 +203,23 @@ public final class Rasterizer {
                 }
             }
         }
+    }
+
+    /// The first index in `from..<to` whose cell is not +0 or −0 (`to` if none). Cells are
+    /// compared four at a time as bit patterns while the rest of the run allows.
+    @inline(__always)
+    static func zeroRunEnd(_ acc: UnsafeMutablePointer<Float>, from start: Int, to end: Int) -> Int {
+        let raw = UnsafeRawPointer(acc)
+        let signless: UInt64 = 0x7FFF_FFFF_7FFF_FFFF
+        var x = start
+        while x &+ 4 <= end {
+            let a = raw.loadUnaligned(fromByteOffset: x &* 4, as: UInt64.self)
+            let b = raw.loadUnaligned(fromByteOffset: x &* 4 &+ 8, as: UInt64.self)
+            if (a | b) & signless != 0 { break }
+            x &+= 4
+        }
+        while x < end && acc[x] == 0 { x &+= 1 }
+        return x
     }
 
     @inline(__always)

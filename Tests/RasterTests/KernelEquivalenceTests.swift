@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import Raster
+
+/// The optimised kernels against the scalar pre-optimisation versions (ReferenceKernels.swift):
+/// identical bytes (and identical float bits for the blur) on random inputs.
+@Suite struct KernelEquivalenceTests {
+    /// A coverage row made of runs: zeros, full 255s and random partial values, with run
+    /// lengths that straddle the 8-byte words the span kernels read.
+    static func coverageRow(_ n: Int, _ rng: inout SeededRandom) -> [UInt8] {
+        var row: [UInt8] = []
+        while row.count < n {
+            let length = Int(rng.next() % 40) + 1
+            switch rng.next() % 4 {
+            case 0: row += [UInt8](repeating: 0, count: length)
+            case 1, 2: row += [UInt8](repeating: 255, count: length)
+            default: for _ in 0..<length { row.append(UInt8(truncatingIfNeeded: rng.next())) }
+            }
+        }
+        return Array(row.prefix(n))
+    }
+
+    /// A random premultiplied pixel; a quarter of them transparent, a quarter opaque.
+    static func pixel(_ rng: inout SeededRandom) -> UInt32 {
+        let a: UInt32
+        switch rng.next() % 4 {
+        case 0: return 0
+        case 1: a = 255
+        default: a = UInt32(rng.next() % 256)
+        }
+        func channel() -> UInt32 { a == 0 ? 0 : UInt32(rng.next() % UInt64(a + 1)) }
+        return channel() | channel() << 8 | channel() << 16 | a << 24
+    }
+
+    static func pixels(_ n: Int, _ rng: inout SeededRandom) -> [UInt32] { (0..<n).map { _ in pixel(&rng) } }
+
+    @Test func overScaledMatchesTheReferenceOnEveryCoverage() {
+        var rng = SeededRandom(seed: 11)
+        for _ in 0..<20_000 {
+            let s = Self.pixel(&rng), d = Self.pixel(&rng), k = UInt32(rng.next() % 256)
+            #expect(Blend.overScaled(s, k, d) == ReferenceBlend.overScaled(s, k, d))
+        }
+    }
+
+    @Test(arguments: [0 as UInt64, 1, 2, 3, 4, 5, 6, 7])
+    func spansMatchTheReference(seed: UInt64) {
+        var rng = SeededRandom(seed: 100 + seed)
+        for _ in 0..<60 {
+            let n = Int(rng.next() % 150)
+            let dst0 = Self.pixels(n, &rng), src = Self.pixels(n, &rng)
+            let cov = Self.coverageRow(n, &rng)
+            let color = Self.pixel(&rng) | (seed % 2 == 0 ? 0xFF00_0000 : 0)   // opaque for even seeds
+            let opacity = UInt32(rng.next() % 3 == 0 ? 255 : rng.next() % 256)
+            for useCoverage in [true, false] {
+                var a = dst0, b = dst0
+                cov.withUnsafeBufferPointer { c in
+                    let cp = useCoverage ? c.baseAddress : nil
+                    a.withUnsafeMutableBufferPointer { Blend.solidSpan($0.baseAddress!, count: n, color: color, coverage: cp) }
+                    b.withUnsafeMutableBufferPointer { ReferenceBlend.solidSpan($0.baseAddress!, count: n, color: color, coverage: cp) }
+                    #expect(a == b, "solidSpan n=\(n) coverage=\(useCoverage)")
+                    a = dst0; b = dst0
+                    src.withUnsafeBufferPointer { s in
+                        a.withUnsafeMutableBufferPointer { Blend.sourceSpan($0.baseAddress!, count: n, source: s.baseAddress!, coverage: cp) }
+                        b.withUnsafeMutableBufferPointer { ReferenceBlend.sourceSpan($0.baseAddress!, count: n, source: s.baseAddress!, coverage: cp) }
+                        #expect(a == b, "sourceSpan n=\(n) coverage=\(useCoverage)")
+                        a = dst0; b = dst0
+                        a.withUnsafeMutableBufferPointer { Blend.layerSpan($0.baseAddress!, source: s.baseAddress!, count: n, opacity: opacity, mask: cp) }
+                        b.withUnsafeMutableBufferPointer { ReferenceBlend.layerSpan($0.baseAddress!, source: s.baseAddress!, count: n, opacity: opacity, mask: cp) }
+                        #expect(a == b, "layerSpan n=\(n) opacity=\(opacity) mask=\(useCoverage)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every span the rasterizer reports, flattened to (y, x, coverage bytes).
+    static func spans(_ fill: ((Int, Int, Int, UnsafePointer<UInt8>) -> Void) -> Void) -> [[Int]] {
+        var out: [[Int]] = []
+        fill { y, x, n, cov in out.append([y, x] + (0..<n).map { Int(cov[$0]) }) }
+        return out
+    }
+
+    static func randomPath(_ rng: inout SeededRandom) -> Path {
+        var p = Path()
+        for _ in 0..<Int(rng.next() % 3) + 1 {
+            switch rng.next() % 4 {
+            case 0: p.append(.circle(center: Point(rng.range(-20, 220), rng.range(-20, 160)), radius: rng.range(0.3, 120)))
+            case 1: p.append(.roundedRect(Rect(x: rng.range(-30, 150), y: rng.range(-30, 100), width: rng.range(1, 200),
+                                               height: rng.range(1, 120)), radius: rng.range(0, 40), style: .continuous))
+            case 2: p.append(.star(center: Point(rng.range(0, 200), rng.range(0, 140)), points: Int(rng.next() % 7) + 3,
+                                   outerRadius: rng.range(5, 90), innerRadius: rng.range(2, 40)))
+            default: p.append(.polygon((0..<Int(rng.next() % 8 + 3)).map { _ in Point(rng.range(-40, 240), rng.range(-40, 180)) }))
+            }
+        }
+        return p
+    }
+
+    @Test(arguments: [FillRule.nonZero, .evenOdd])
+    func rasterizerMatchesTheReference(rule: FillRule) {
+        var rng = SeededRandom(seed: rule == .nonZero ? 7 : 8)
+        let optimised = Rasterizer(), reference = ReferenceRasterizer()
+        for round in 0..<150 {
+            let path = Self.randomPath(&rng)
+            let transform = round % 3 == 0 ? Transform.identity
+                : Transform(a: rng.range(0.5, 1.5), b: rng.range(-0.4, 0.4), c: rng.range(-0.4, 0.4), d: rng.range(0.5, 1.5),
+                            tx: rng.range(-10, 10), ty: rng.range(-10, 10))
+            let clip = IntRect(x: Int(rng.next() % 20), y: Int(rng.next() % 20), width: 180 + Int(rng.next() % 60),
+                               height: 120 + Int(rng.next() % 40))
+            let a = Self.spans { optimised.fill(path, transform: transform, rule: rule, clip: clip, span: $0) }
+            let b = Self.spans { reference.fill(path, transform: transform, rule: rule, clip: clip, span: $0) }
+            #expect(a == b, "round \(round)")
+        }
+    }
+
+    @Test(arguments: [0.7, 3.2, 4.0, 7.9, 8.0, 10.0, 13.5, 21.06, 26.0])
+    func blurMatchesTheReferenceBitForBit(sigma: Double) {
+        var rng = SeededRandom(seed: UInt64(sigma * 100))
+        for (w, h) in [(97, 61), (120, 80), (33, 131)] {
+            let plane = (0..<(w * h)).map { _ in rng.next() % 3 == 0 ? 0 : Float(rng.unit()) }
+            var a = plane, b = plane
+            var scratchA: [Float] = [], scratchB: [Float] = []
+            a.withUnsafeMutableBufferPointer { GaussianBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &scratchA) }
+            b.withUnsafeMutableBufferPointer { ReferenceBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &scratchB) }
+            #expect(a.map(\.bitPattern) == b.map(\.bitPattern), "sigma \(sigma) \(w)x\(h)")
+        }
+    }
+}
