@@ -27,8 +27,8 @@ func main() -> Int32 {
             return 0
         case .bench(let options):
             if options.raster {
-                StandardError.log("bench --raster: not available yet in this build")
-                return 1
+                print(RasterBenchmark.table(try RasterBenchmark.run()))
+                return 0
             }
             try BenchCommand.run(options) { print($0) }
             return 0
@@ -36,8 +36,10 @@ func main() -> Int32 {
             StandardError.log("not available yet in this build")
             return 1
         }
-    } catch {
+    } catch let error as KioskError {
         return StandardError.report(error)
+    } catch {
+        return StandardError.report(.runtime("\(error)"))
     }
 }
 
