@@ -18,6 +18,37 @@ public final class Sprite {
     }
 
     public var bounds: IntRect { IntRect(x: origin.x, y: origin.y, width: pixmap.width, height: pixmap.height) }
+
+    /// Where the pixmap has content: per row, runs of pixels [x0, x1) (pixmap coordinates)
+    /// outside of which every pixel is transparent. Nil until `indexRuns` is called; when set,
+    /// compositing visits only these runs (a thin ring or a disc's bounding square then costs
+    /// what its content covers, not its whole rectangle).
+    public private(set) var runs: [(y: Int32, x0: Int32, x1: Int32)]?
+
+    /// Builds `runs`; gaps of transparent pixels shorter than `minGap` stay inside a run.
+    /// Call again after changing the pixels.
+    public func indexRuns(minGap: Int = 32) {
+        var out: [(y: Int32, x0: Int32, x1: Int32)] = []
+        let w = pixmap.width
+        for y in 0..<pixmap.height {
+            let row = pixmap.pixels + y * pixmap.stride
+            var x = 0
+            while x < w {
+                while x < w && row[x] == 0 { x += 1 }
+                guard x < w else { break }
+                let start = x
+                var end = x
+                var gap = 0
+                while x < w && gap < minGap {
+                    if row[x] == 0 { gap += 1 } else { gap = 0; end = x + 1 }
+                    x += 1
+                }
+                out.append((Int32(y), Int32(start), Int32(end)))
+                x = end
+            }
+        }
+        runs = out
+    }
 }
 
 /// Draws paths and layers into a pixmap: the renderer's front end.
@@ -145,36 +176,45 @@ public final class Canvas {
         let alpha = UInt32(clamp(opacity, 0, 1) * 255 + 0.5)
         guard alpha > 0 else { return }
         let target = current
-        let r = sprite.bounds.intersection(drawableBounds)
+        var r = sprite.bounds.intersection(drawableBounds)
+        if case .alpha(let m, let origin) = mask {
+            r = r.intersection(IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height))
+        }
         guard !r.isEmpty else { return }
         let dst = target.pixmap, src = sprite.pixmap
-        func dstRow(_ y: Int) -> UnsafeMutablePointer<UInt32> {
-            dst.pixels + (y - target.origin.y) * dst.stride + (r.minX - target.origin.x)
-        }
-        func srcRow(_ y: Int) -> UnsafePointer<UInt32> {
-            UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (r.minX - sprite.origin.x))
-        }
-        switch mask {
-        case nil:
-            for y in r.minY..<r.maxY { Blend.layerSpan(dstRow(y), source: srcRow(y), count: r.width, opacity: alpha, mask: nil) }
-        case .alpha(let m, let origin):
-            let mb = IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height).intersection(r)
-            guard !mb.isEmpty else { return }
-            if maskScratch.count < r.width { maskScratch = [UInt8](repeating: 0, count: r.width) }
-            maskScratch.withUnsafeMutableBufferPointer { mbuf in
-                let mrow = mbuf.baseAddress!
-                for y in mb.minY..<mb.maxY {
-                    mrow.update(repeating: 0, count: r.width)
-                    let mp = m.pixels + (y - origin.y) * m.stride
-                    for x in mb.minX..<mb.maxX { mrow[x - r.minX] = UInt8(truncatingIfNeeded: mp[x - origin.x] &>> 24) }
-                    Blend.layerSpan(dstRow(y), source: srcRow(y), count: r.width, opacity: alpha, mask: mrow)
-                }
-            }
-        case .path(let path, let rule):
+        if case .path(let path, let rule) = mask {
             rasterizer.fill(path, transform: transform, rule: rule, clip: r) { y, x, n, cov in
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (x - target.origin.x)
                 let s = UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (x - sprite.origin.x))
                 Blend.layerSpan(d, source: s, count: n, opacity: alpha, mask: cov)
+            }
+            return
+        }
+        if maskScratch.count < r.width { maskScratch = [UInt8](repeating: 0, count: r.width) }
+        maskScratch.withUnsafeMutableBufferPointer { mbuf in
+            let mrow = mbuf.baseAddress!
+            /// Composites device pixels [x0, x1) of row y.
+            func segment(_ y: Int, _ x0: Int, _ x1: Int) {
+                let lo = max(x0, r.minX), hi = min(x1, r.maxX)
+                guard hi > lo else { return }
+                let d = dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x)
+                let s = UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (lo - sprite.origin.x))
+                var maskRow: UnsafePointer<UInt8>? = nil
+                if case .alpha(let m, let origin) = mask {
+                    let mp = m.pixels + (y - origin.y) * m.stride + (lo - origin.x)
+                    for i in 0..<(hi - lo) { mrow[i] = UInt8(truncatingIfNeeded: mp[i] &>> 24) }
+                    maskRow = UnsafePointer(mrow)
+                }
+                Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: maskRow)
+            }
+            if let runs = sprite.runs {
+                let ox = sprite.origin.x, oy = sprite.origin.y
+                for run in runs {
+                    let y = Int(run.y) + oy
+                    if y >= r.minY && y < r.maxY { segment(y, Int(run.x0) + ox, Int(run.x1) + ox) }
+                }
+            } else {
+                for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }
             }
         }
     }

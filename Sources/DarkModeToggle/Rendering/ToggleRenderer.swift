@@ -136,10 +136,10 @@ public final class ToggleRenderer {
     /// Draws the component with its top-left at device `origin`.
     public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
         if cached {
-            if cache == nil { cache = ToggleSpriteCache(renderer: self, pool: canvas.pool) }
+            if cache == nil { cache = ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: true) }
             cache!.draw(frame, on: canvas, origin: origin)
         } else {
-            ToggleSpriteCache(renderer: self, pool: canvas.pool).draw(frame, on: canvas, origin: origin)
+            ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: false).draw(frame, on: canvas, origin: origin)
         }
     }
 

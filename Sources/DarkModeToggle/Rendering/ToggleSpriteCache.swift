@@ -4,8 +4,8 @@ import Raster
 ///
 /// Pieces are rendered from the vector art on first use: the sky fills, outer borders and
 /// inner edges, the scene mask, each cloud group, each star, and the sun and the moon with their
-/// stacked shadows. The track's under- and overlay for an appearance value (skies and borders,
-/// inner edges, cross-faded) are composited from those pieces when the appearance changes.
+/// stacked shadows. Kept pieces know where their content is (`Sprite.indexRuns`), so a thin
+/// border or a disc costs what it covers when composited.
 ///
 /// A renderer keeps one instance per scale, so a frame where only the ambient clock moved
 /// composites sprites only. Rendering "from scratch" uses a fresh instance for the frame: the
@@ -18,23 +18,22 @@ final class ToggleSpriteCache {
     private let trackBounds: IntRect
     private let trackTransform: Transform
     private let measure: Canvas
-    private let scratch: Canvas
     // Pieces, rendered on first use.
     private var daySky, nightSky, dayBorder, nightBorder, dayEdge, nightEdge, sceneMask: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: ToggleArt.cloudGroups.count)
     private var stars: [Sprite?] = Array(repeating: nil, count: ToggleArt.stars.count)
     private var sun, moon: Sprite?
-    private var under: (p: Double, sprite: Sprite)?
-    private var over: (p: Double, sprite: Sprite)?
+    /// Index each piece's content runs (worth it only when pieces are kept for many frames).
+    private let retained: Bool
 
-    init(renderer r: ToggleRenderer, pool: LayerPool) {
+    init(renderer r: ToggleRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
         self.pool = pool
+        self.retained = retained
         trackTransform = r.trackTransform((0, 0))
         measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
         measure.transform = trackTransform
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
-        scratch = Canvas(Pixmap(width: 0, height: 0), pool: pool)
     }
 
     /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
@@ -44,7 +43,9 @@ final class ToggleSpriteCache {
         c.retarget(pix, origin: (bounds.x, bounds.y))
         c.transform = transform
         draw(c)
-        return Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        let s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained { s.indexRuns() }
+        return s
     }
 
     private func trackPiece(_ slot: inout Sprite?, _ draw: (Canvas) -> Void) -> Sprite {
@@ -113,30 +114,6 @@ final class ToggleSpriteCache {
         return s
     }
 
-    /// Composites `parts` (sprite, opacity) into a sprite of the track's bounds.
-    private func composite(_ reuse: Sprite?, _ parts: [(Sprite?, Double)]) -> Sprite {
-        let pix = reuse?.pixmap ?? Pixmap(width: trackBounds.width, height: trackBounds.height)
-        pix.reset(width: trackBounds.width, height: trackBounds.height)
-        scratch.retarget(pix, origin: (trackBounds.x, trackBounds.y))
-        for case let (s?, opacity) in parts where opacity > 0 { scratch.draw(s, opacity: opacity) }
-        return reuse ?? Sprite(pixmap: pix, origin: (trackBounds.x, trackBounds.y))
-    }
-
-    private func underlay(_ p: Double) -> Sprite {
-        if let u = under, u.p == p { return u.sprite }
-        let s = composite(under?.sprite, [(sky(night: false), 1), (p > 0 ? sky(night: true) : nil, p),
-                                          (p < 1 ? border(night: false) : nil, 1 - p), (p > 0 ? border(night: true) : nil, p)])
-        under = (p, s)
-        return s
-    }
-
-    private func overlay(_ p: Double) -> Sprite {
-        if let o = over, o.p == p { return o.sprite }
-        let s = composite(over?.sprite, [(p < 1 ? edge(night: false) : nil, 1 - p), (p > 0 ? edge(night: true) : nil, p)])
-        over = (p, s)
-        return s
-    }
-
     /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy).
     private func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,
                        opacity: Double = 1, mask: LayerMask? = nil) {
@@ -146,16 +123,20 @@ final class ToggleSpriteCache {
         sprite.origin = home
     }
 
-    /// Composes one frame. Two shortcuts keep the pixels the same (within rounding) while
-    /// skipping whole-track layer passes: the track's own layer has opacity 1 and no mask, and
-    /// src-over is associative, so its parts are composited straight onto the canvas; and a
-    /// scene at opacity 1 (the other one invisible) is drawn straight into the scenes layer.
+    /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
+    /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
+    /// mask, and src-over is associative, so its parts are composited straight onto the canvas;
+    /// and a scene at opacity 1 (the other one invisible) is drawn straight into the scenes layer.
     func draw(_ frame: ToggleFrame, on canvas: Canvas, origin o: (x: Int, y: Int)) {
         let r = renderer
         let p = clamp(frame.appearance, 0, 1)
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
         canvas.transform = r.trackTransform(o)
-        place(underlay(p), on: canvas, at: o)
+        // Skies and outer borders, cross-faded.
+        place(sky(night: false), on: canvas, at: o)
+        if p > 0 { place(sky(night: true), on: canvas, at: o, opacity: p) }
+        if p < 1 { place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
+        if p > 0 { place(border(night: true), on: canvas, at: o, opacity: p) }
         canvas.beginLayer(deviceBounds: track)
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
@@ -176,7 +157,9 @@ final class ToggleSpriteCache {
         }
         let m = mask()
         canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
-        place(overlay(p), on: canvas, at: o)
+        // Inner edges, cross-faded.
+        if p < 1 { place(edge(night: false), on: canvas, at: o, opacity: 1 - p) }
+        if p > 0 { place(edge(night: true), on: canvas, at: o, opacity: p) }
 
         let c = r.celestialOrigin(o, position: frame.position)
         if p < 1 { place(body(moon: false), on: canvas, at: c, opacity: 1 - p) }
