@@ -69,4 +69,28 @@ import Testing
         #expect(pix.color(x: 20, y: 20).a == 0)
         #expect(c.pool.allocations <= 2, "layers come from the pool")
     }
+
+    @Test func indexedRunsCompositeIdentically() {
+        // A ring (content at both ends of most rows, a long transparent middle) and a disc.
+        let spritePix = Pixmap(width: 90, height: 70)
+        let sc = Canvas(spritePix)
+        sc.fill(Path.roundedRectStroke(Rect(x: 3.5, y: 4.2, width: 80, height: 60), radius: 30, lineWidth: 3, alignment: .inside), .solid(Color(r: 1, g: 0.5, b: 0.2, a: 0.8)))
+        sc.fill(Path.circle(center: Point(45, 35), radius: 7.3), .solid(.white))
+        let plain = Sprite(pixmap: spritePix, origin: (5, 7))
+        let indexed = Sprite(pixmap: spritePix, origin: (5, 7))
+        indexed.indexRuns(minGap: 4)
+        #expect((indexed.runs?.count ?? 0) > 70)
+        let mask = Pixmap(width: 100, height: 90)
+        Canvas(mask).fill(Path.circle(center: Point(40, 40), radius: 38), .solid(.white))
+        for (opacity, m) in [(1.0, nil), (0.63, nil), (0.8, LayerMask.alpha(mask, origin: (0, 0)))] as [(Double, LayerMask?)] {
+            let a = Pixmap(width: 100, height: 90), b = Pixmap(width: 100, height: 90)
+            for p in [a, b] { Canvas(p).fill(deviceRect: p.bounds, Self.background) }
+            let ca = Canvas(a), cb = Canvas(b)
+            ca.clip = IntRect(x: 10, y: 0, width: 70, height: 60)
+            cb.clip = ca.clip
+            ca.draw(plain, opacity: opacity, mask: m)
+            cb.draw(indexed, opacity: opacity, mask: m)
+            #expect(Self.maxDifference(a, b) == 0)
+        }
+    }
 }
