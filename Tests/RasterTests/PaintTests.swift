@@ -37,6 +37,27 @@ import Testing
         #expect(q.r == 0.5 && abs(q.a - 0.1) < 1e-12)
     }
 
+    @Test func premultipliedInterpolationMatchesReference() {
+        // Core Graphics' rule: blend premultiplied components. A transparent stop adds no colour.
+        let n = 101
+        let pix = Pixmap(width: n, height: 1)
+        let g = LinearGradient(start: .zero, end: Point(Double(n), 0), colors: Self.stops, interpolation: .premultiplied)
+        Canvas(pix).fill(Path.rect(Rect(x: 0, y: 0, width: Double(n), height: 1)), .linearGradient(g))
+        for i in 0..<n {
+            let t = (Double(i) + 0.5) / Double(n)
+            let u = t * 2, k = min(Int(u), 1), f = u - Double(k)
+            let a = Self.stops[k], b = Self.stops[k + 1]
+            let ref = [(a.r * a.a * (1 - f) + b.r * b.a * f), (a.g * a.a * (1 - f) + b.g * b.a * f),
+                       (a.b * a.a * (1 - f) + b.b * b.a * f), (a.a * (1 - f) + b.a * f)].map { $0 * 255 }
+            let c = pix.color(x: i, y: 0)
+            #expect(abs(Double(c.r) - ref[0]) <= 1 && abs(Double(c.g) - ref[1]) <= 1 &&
+                    abs(Double(c.b) - ref[2]) <= 1 && abs(Double(c.a) - ref[3]) <= 1, "t=\(t) got \(c)")
+        }
+        // Halfway from white (α 0.2) to transparent black the colour is still white.
+        let mid = g.color(at: 0.25)
+        #expect(abs(mid.r - 1) < 1e-12 && abs(mid.a - 0.1) < 1e-12)
+    }
+
     @Test func diagonalGradientMatchesReference() {
         let pix = Pixmap(width: 64, height: 64)
         let canvas = Canvas(pix)

@@ -145,8 +145,11 @@ public final class ToggleRenderer {
 
     // MARK: From the vector art
 
+    /// A top-to-bottom gradient over a shape's frame with evenly spaced stops, blended the way
+    /// SwiftUI blends them (premultiplied).
     static func verticalGradient(_ colors: [Color], over r: Rect) -> Paint {
-        .linearGradient(LinearGradient(start: Point(r.minX, r.minY), end: Point(r.minX, r.maxY), colors: colors))
+        .linearGradient(LinearGradient(start: Point(r.minX, r.minY), end: Point(r.minX, r.maxY), colors: colors,
+                                       interpolation: .premultiplied))
     }
 
     /// One cloud group's extent (artboard units).
