@@ -180,7 +180,9 @@ public enum Blend {
         if opacity == 255 {
             for i in 0..<count { dst[i] = over(source[i], dst[i]) }
         } else {
-            for i in 0..<count { dst[i] = overScaled(source[i], opacity, dst[i]) }
+            // Whole-layer opacity: scale, then blend (two roundings, each exact to half a level,
+            // so within one level of the exact result; tested against direct drawing).
+            for i in 0..<count { dst[i] = over(scale(source[i], opacity), dst[i]) }
         }
     }
 
@@ -189,7 +191,7 @@ public enum Blend {
         if s == 0 { return }
         let k = opacity == 255 ? m : div255(m &* opacity)
         if k == 0 { return }
-        dst.pointee = k == 255 ? over(s, dst.pointee) : overScaled(s, k, dst.pointee)
+        dst.pointee = k == 255 ? over(s, dst.pointee) : over(scale(s, k), dst.pointee)
     }
 
     /// Multiplies a row in place by a mask (destination-in): `dst = dst·mask`.

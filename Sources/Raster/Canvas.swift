@@ -251,14 +251,29 @@ public final class Canvas {
                 }
             }
             GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
-            // content over (shadow colour × blurred alpha)
-            for y in 0..<h {
-                let row = pix.pixels + y * pix.stride
-                for x in 0..<w {
-                    let k = UInt32(clamp(Double(p[y * w + x]), 0, 1) * 255 + 0.5)
-                    if k == 0 { continue }
-                    let s = Blend.scale(shadowColor, k)
-                    row[x] = Blend.over(row[x], s)
+            // content over (shadow colour × blurred alpha); opaque content hides the shadow.
+            // Per row: quantise the blurred alpha to 8 bits first (a loop that vectorises),
+            // then blend with integer arithmetic only, skipping runs where it is zero.
+            var tint = [UInt32](repeating: 0, count: 256)
+            for k in 0..<256 { tint[k] = Blend.scale(shadowColor, UInt32(k)) }
+            var levels = [UInt8](repeating: 0, count: w + 8)
+            tint.withUnsafeBufferPointer { lut in
+                levels.withUnsafeMutableBufferPointer { lv in
+                    let q = lv.baseAddress!
+                    for y in 0..<h {
+                        let row = pix.pixels + y * pix.stride, a = p + y * w
+                        for x in 0..<w { q[x] = UInt8(min(max(a[x], 0), 1) * 255 + 0.5) }
+                        var x = 0
+                        while x < w {
+                            if x &+ 8 <= w && UnsafeRawPointer(q + x).loadUnaligned(as: UInt64.self) == 0 { x &+= 8; continue }
+                            let k = Int(q[x])
+                            if k != 0 {
+                                let c = row[x]
+                                if c &>> 24 != 255 { row[x] = Blend.over(c, lut[k]) }
+                            }
+                            x &+= 1
+                        }
+                    }
                 }
             }
         }

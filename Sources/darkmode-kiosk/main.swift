@@ -28,6 +28,7 @@ func main() -> Int32 {
         case .bench(let options):
             if options.raster {
                 print(RasterBenchmark.table(try RasterBenchmark.run()))
+                print(ComponentBenchmark.table(ComponentBenchmark.run()))
                 return 0
             }
             try BenchCommand.run(options) { print($0) }

@@ -273,7 +273,8 @@ enum ReferenceBlend {
     }
 
     /// Composites a layer row onto a destination row: `dst = src·opacity·mask over dst`
-    /// (opacity 0…255; mask optional).
+    /// (opacity 0…255; mask optional). A partial factor scales the source (rounded), then
+    /// blends: layers take one rounding more than coverage spans, for speed.
     static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                  opacity: UInt32, mask: UnsafePointer<UInt8>?) {
         if let mask {
@@ -282,7 +283,7 @@ enum ReferenceBlend {
                 if s == 0 { continue }
                 let k = opacity == 255 ? UInt32(mask[i]) : div255(UInt32(mask[i]) &* opacity)
                 if k == 0 { continue }
-                dst[i] = k == 255 ? over(s, dst[i]) : overScaled(s, k, dst[i])
+                dst[i] = k == 255 ? over(s, dst[i]) : over(scale(s, k), dst[i])
             }
         } else if opacity == 255 {
             for i in 0..<count {
@@ -294,7 +295,7 @@ enum ReferenceBlend {
             for i in 0..<count {
                 let s = source[i]
                 if s == 0 { continue }
-                dst[i] = overScaled(s, opacity, dst[i])
+                dst[i] = over(scale(s, opacity), dst[i])
             }
         }
     }

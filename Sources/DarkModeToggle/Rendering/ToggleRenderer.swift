@@ -139,7 +139,9 @@ public final class ToggleRenderer {
             if cache == nil { cache = ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: true) }
             cache!.draw(frame, on: canvas, origin: origin)
         } else {
-            ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: false).draw(frame, on: canvas, origin: origin)
+            let fresh = ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: false)
+            fresh.draw(frame, on: canvas, origin: origin)
+            fresh.releaseBorrowed()
         }
     }
 

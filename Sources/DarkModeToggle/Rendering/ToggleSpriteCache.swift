@@ -25,6 +25,7 @@ final class ToggleSpriteCache {
     private var sun, moon: Sprite?
     /// Index each piece's content runs (worth it only when pieces are kept for many frames).
     private let retained: Bool
+    private var borrowed: [Pixmap] = []
 
     init(renderer r: ToggleRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
@@ -38,7 +39,14 @@ final class ToggleSpriteCache {
 
     /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
     private func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
-        let pix = Pixmap(width: bounds.width, height: bounds.height)
+        // Kept pieces own their memory; a one-frame instance borrows from the pool.
+        let pix: Pixmap
+        if retained {
+            pix = Pixmap(width: bounds.width, height: bounds.height)
+        } else {
+            pix = pool.take(width: bounds.width, height: bounds.height)
+            borrowed.append(pix)
+        }
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (bounds.x, bounds.y))
         c.transform = transform
@@ -121,6 +129,12 @@ final class ToggleSpriteCache {
         sprite.origin = (home.x + origin.x + dx, home.y + origin.y + dy)
         canvas.draw(sprite, opacity: opacity, mask: mask)
         sprite.origin = home
+    }
+
+    /// Returns borrowed memory to the pool (one-frame instances).
+    func releaseBorrowed() {
+        for p in borrowed { pool.give(p) }
+        borrowed.removeAll()
     }
 
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
