@@ -19,6 +19,8 @@ func main() -> Int32 {
         case .version:
             print(KioskVersion.line)
             return 0
+        case .run(let options):
+            return try runKiosk(options)
         case .render(let options):
             try RenderCommand.run(options)
             return 0
@@ -33,14 +35,37 @@ func main() -> Int32 {
             }
             try BenchCommand.run(options) { print($0) }
             return 0
-        case .run:
-            StandardError.log("not available yet in this build")
-            return 1
         }
     } catch let error as KioskError {
         return StandardError.report(error)
     } catch {
         return StandardError.report(.runtime("\(error)"))
+    }
+}
+
+/// `darkmode-kiosk [run]`: config + flags, the saved mode, then the SDL host. The first frame
+/// already shows the saved mode; every commit is written to the preferences file at once.
+func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
+    let config = try KioskConfig.load(path: flags.configPath)
+    let settings = RunSettings.merge(config: config, flags: flags, environment: ProcessInfo.processInfo.environment)
+    var isDark = PreferencesStore.defaultIsDarkMode
+    var store: PreferencesStore?
+    if let path = settings.preferencesPath {
+        let s = PreferencesStore(path: path)
+        let loaded = s.load()
+        if let d = loaded.diagnostic { StandardError.log(d) }
+        isDark = loaded.isDarkMode
+        store = s
+    } else {
+        StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
+    }
+    let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
+                           rotation: Rotation(degrees: settings.rotate.degrees) ?? .none, scale: settings.scale)
+    return SDLHost.run(host) { page in
+        KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
+                 isDarkMode: isDark) { dark in
+            if let d = store?.save(isDarkMode: dark) { StandardError.log(d) }
+        }
     }
 }
 

@@ -1,0 +1,95 @@
+import CSDL2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small side-effect helpers at the host's edge: stderr, environment, clocks.
+enum Diagnostics {
+    /// Writes one line to stderr (no Foundation; `stderr` itself is not concurrency-safe).
+    static func printError(_ message: String) {
+        var line = message
+        if !line.hasSuffix("\n") { line += "\n" }
+        var bytes = Array(line.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { break }
+            offset += n
+        }
+    }
+
+    static func environmentFlag(_ name: String) -> Bool {
+        guard let v = getenv(name) else { return false }
+        let s = String(cString: v).lowercased()
+        return !(s.isEmpty || s == "0" || s == "false" || s == "no")
+    }
+
+    /// The last SDL error, or a placeholder when SDL left none.
+    static var sdlError: String {
+        let e = String(cString: SDL_GetError())
+        return e.isEmpty ? "unknown SDL error" : e
+    }
+
+    /// The clear failure message when no display can be opened.
+    static func noDisplayMessage(step: String, reason: String? = nil) -> String {
+        var drivers: [String] = []
+        for i in 0..<max(0, SDL_GetNumVideoDrivers()) {
+            if let name = SDL_GetVideoDriver(i) { drivers.append(String(cString: name)) }
+        }
+        let chosen = getenv("SDL_VIDEODRIVER").map { String(cString: $0) }
+        let current = chosen.map { "SDL_VIDEODRIVER is \"\($0)\"" } ?? "SDL_VIDEODRIVER is not set"
+        return """
+            darkmode-kiosk: cannot open a display: \(step) failed: \(reason ?? sdlError) (\(current)).
+              Choose the video driver with the SDL_VIDEODRIVER environment variable: x11 (an X server; needs DISPLAY), \
+            wayland (a Wayland compositor; needs WAYLAND_DISPLAY), or kmsdrm (the console without a desktop; needs \
+            /dev/dri and the video group), e.g. `SDL_VIDEODRIVER=kmsdrm darkmode-kiosk`. This SDL offers: \
+            \(drivers.isEmpty ? "none" : drivers.joined(separator: ", ")).
+            """
+    }
+
+    /// Seconds from process start to now, from /proc/self/stat (kernel clock ticks, so about
+    /// 10 ms resolution), or nil when unavailable.
+    static func secondsSinceProcessStart() -> Double? {
+        guard let f = fopen("/proc/self/stat", "r") else { return nil }
+        defer { fclose(f) }
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard fgets(&buffer, Int32(buffer.count), f) != nil else { return nil }
+        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        // Fields after the command name (which may hold spaces) start after the last ')'.
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // Field 22 (starttime) is the 20th after the name: state is field 3.
+        guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
+        let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var ts = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &ts)
+        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        return hz > 0 ? now - ticks / hz : nil
+    }
+}
+
+/// The host's one clock, in seconds since SDL initialised: SDL's millisecond tick origin (the
+/// clock of event timestamps) refined with the high-resolution performance counter for frames.
+struct HostClock {
+    private let origin: UInt64
+    private let frequency: Double
+
+    init() {
+        frequency = Double(SDL_GetPerformanceFrequency())
+        let counter = SDL_GetPerformanceCounter()
+        let ticks = SDL_GetTicks64()
+        // The counter value at which SDL's tick count was zero.
+        origin = counter &- UInt64(Double(ticks) / 1000 * frequency)
+    }
+
+    /// Now, in seconds.
+    func now() -> Double { Double(SDL_GetPerformanceCounter() &- origin) / frequency }
+
+    /// An event timestamp (SDL's 32-bit ms ticks, which wrap after 49.7 days) in seconds on
+    /// the same clock, unwrapped against the 64-bit tick count now.
+    static func seconds(fromEventTimestamp ms: UInt32, ticksNow: UInt64 = SDL_GetTicks64()) -> Double {
+        let age = UInt32(truncatingIfNeeded: ticksNow) &- ms
+        let ticks = ticksNow >= UInt64(age) ? ticksNow - UInt64(age) : 0
+        return Double(ticks) / 1000
+    }
+}

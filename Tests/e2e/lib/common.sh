@@ -1,0 +1,131 @@
+# Shared helpers for the end-to-end scripts (sourced). Each helper fails the test with a
+# message naming what it checked; the caller's EXIT trap cleans up.
+
+E2E_TMP=$(mktemp -d /tmp/kiosk-e2e.XXXXXX)
+E2E_PIDS=()
+
+fail() { echo "FAIL: $*" >&2; if [ -s "$E2E_TMP/app.err" ]; then echo "--- kiosk stderr:" >&2; tail -20 "$E2E_TMP/app.err" >&2; fi; exit 1; }
+pass() { echo "ok: $*"; }
+
+need() {
+    local missing=()
+    for tool in "$@"; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+    [ ${#missing[@]} -eq 0 ] || fail "missing tools: ${missing[*]} (install the packages listed in .ci/run)"
+}
+
+cleanup() {
+    local pid
+    for ((i = ${#E2E_PIDS[@]} - 1; i >= 0; i--)); do
+        pid=${E2E_PIDS[i]}
+        kill -TERM "$pid" 2>/dev/null || true
+    done
+    sleep 0.2
+    for pid in "${E2E_PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+    rm -rf "$E2E_TMP"
+}
+
+# The release binary (built by scripts/test), or $KIOSK_BIN.
+kiosk_binary() {
+    local bin=${KIOSK_BIN:-"$(swift build -c release --show-bin-path 2>/dev/null)/darkmode-kiosk"}
+    [ -x "$bin" ] || fail "kiosk binary not found at $bin (run: swift build -c release --product darkmode-kiosk)"
+    echo "$bin"
+}
+
+# start_xvfb WxH: a black-rooted Xvfb and matchbox (without a window manager Xvfb ignores
+# full-screen); exports DISPLAY.
+start_xvfb() {
+    Xvfb -displayfd 5 -screen 0 "${1}x24" -br -nolisten tcp 5>"$E2E_TMP/display" 2>"$E2E_TMP/xvfb.err" &
+    E2E_PIDS+=($!)
+    for _ in $(seq 100); do [ -s "$E2E_TMP/display" ] && break; sleep 0.1; done
+    [ -s "$E2E_TMP/display" ] || fail "Xvfb did not start: $(cat "$E2E_TMP/xvfb.err")"
+    export DISPLAY=":$(head -1 "$E2E_TMP/display")"
+    matchbox-window-manager -use_titlebar no >/dev/null 2>&1 &
+    E2E_PIDS+=($!)
+    sleep 0.3
+}
+
+# start_kiosk ARGS...: starts the kiosk (X11, mouse-as-touch) and waits for its window;
+# sets APP (pid) and WIN (window id).
+start_kiosk() {
+    : >"$E2E_TMP/app.err"
+    SDL_VIDEODRIVER=x11 SDL_MOUSE_TOUCH_EVENTS=1 DARKMODE_KIOSK_TIMING=1 "$KIOSK" "$@" 2>>"$E2E_TMP/app.err" &
+    APP=$!
+    E2E_PIDS+=($APP)
+    WIN=$(timeout 10 xdotool search --sync --onlyvisible --class darkmode-kiosk 2>/dev/null | head -1) || true
+    [ -n "$WIN" ] || fail "no visible kiosk window within 10 s (args: $*)"
+}
+
+# stop_kiosk: SIGTERM, expects exit status 0 within a second.
+stop_kiosk() {
+    kill -TERM "$APP"
+    local t=0
+    while kill -0 "$APP" 2>/dev/null && [ $t -lt 10 ]; do sleep 0.1; t=$((t + 1)); done
+    kill -0 "$APP" 2>/dev/null && fail "kiosk still running 1 s after SIGTERM"
+    local rc=0
+    wait "$APP" || rc=$?
+    [ "$rc" -eq 0 ] || fail "kiosk exited with status $rc after SIGTERM (expected 0)"
+}
+
+shot() { import -window root "$E2E_TMP/shot.png" 2>/dev/null || fail "screenshot failed"; }
+
+# pixel X Y: the screenshot's pixel as RRGGBB hex.
+pixel() {
+    convert "$E2E_TMP/shot.png" -crop "1x1+$1+$2" +repage -depth 8 txt:- | tail -1 | grep -o '#[0-9A-Fa-f]\{6\}' | head -1 | tr -d '#' | tr a-f A-F
+}
+
+# expect_corners HEX WHAT: all four screen corners (5 px in) show HEX.
+expect_corners() {
+    local w h got
+    read -r w h < <(xdpyinfo 2>/dev/null | awk '/dimensions:/ { split($2, d, "x"); print d[1], d[2] }')
+    for xy in "5 5" "$((w - 6)) 5" "5 $((h - 6))" "$((w - 6)) $((h - 6))"; do
+        got=$(pixel $xy)
+        [ "$got" = "$1" ] || fail "$2: pixel ($xy) is #$got, expected #$1"
+    done
+}
+
+# wait_corners HEX WHAT [SECONDS]: polls screenshots until the corners show HEX.
+wait_corners() {
+    local deadline=$((SECONDS + ${3:-3}))
+    while :; do
+        shot
+        if [ "$(pixel 5 5)" = "$1" ]; then expect_corners "$1" "$2"; return 0; fi
+        [ $SECONDS -lt $deadline ] || fail "$2: corner is #$(pixel 5 5) after ${3:-3} s, expected #$1"
+        sleep 0.1
+    done
+}
+
+# prefs_mode FILE: prints true/false/missing from the preferences JSON.
+prefs_mode() {
+    [ -f "$1" ] || { echo missing; return; }
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("isDarkMode"); print("true" if v is True else "false" if v is False else "invalid")' "$1" 2>/dev/null || echo invalid
+    elif grep -Eq '"isDarkMode"[[:space:]]*:[[:space:]]*true' "$1"; then echo true
+    elif grep -Eq '"isDarkMode"[[:space:]]*:[[:space:]]*false' "$1"; then echo false
+    else echo invalid; fi
+}
+
+# wait_prefs FILE true|false WHAT: the preferences file says so within 2 s.
+wait_prefs() {
+    local deadline=$((SECONDS + 2)) got
+    while :; do
+        got=$(prefs_mode "$1")
+        [ "$got" = "$2" ] && return 0
+        [ $SECONDS -lt $deadline ] || fail "$3: preferences say isDarkMode=$got, expected $2"
+        sleep 0.1
+    done
+}
+
+# cpu_ticks PID: user+system clock ticks so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# drag X1 Y1 X2 Y2 [STEPS]: press, move in steps (~16 ms apart), release.
+drag() {
+    local steps=${5:-12} cmd=(mousemove "$1" "$2" mousedown 1)
+    for ((i = 1; i <= steps; i++)); do
+        cmd+=(sleep 0.016 mousemove $(($1 + ($3 - $1) * i / steps)) $(($2 + ($4 - $2) * i / steps)))
+    done
+    cmd+=(sleep 0.05 mouseup 1)
+    xdotool "${cmd[@]}"
+}
+
+tap() { xdotool mousemove "$1" "$2" mousedown 1 sleep 0.05 mouseup 1; }

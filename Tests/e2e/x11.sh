@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# End-to-end test of the real kiosk on X11: Xvfb 1920x1080 + matchbox, SDL_VIDEODRIVER=x11,
+# SDL_MOUSE_TOUCH_EVENTS=1 (xdotool's mouse arrives as touch, exercising the touch path).
+# Checks: full-screen window, title, page colours in screenshots, tap / drag / vertical drag /
+# Space on the toggle against the preferences file, restart in the saved mode from the first
+# frame, SIGTERM → exit 0 within 1 s, no CPU at idle with --reduce-motion, rotation 90 input
+# mapping and presentation. Needs: xvfb xauth xdotool matchbox-window-manager imagemagick
+# x11-utils (python3 optional: JSON parsing, else a strict grep).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source Tests/e2e/lib/common.sh
+trap cleanup EXIT
+need Xvfb xdotool matchbox-window-manager import convert xwininfo xprop xdpyinfo timeout
+KIOSK=$(kiosk_binary)
+PREFS="$E2E_TMP/config/preferences.json"
+mkdir -p "$(dirname "$PREFS")"
+LIGHT=CDE7FF   # (205,231,255)
+DARK=535C72    # (83,92,114)
+# Screen 1920x1080 at scale 1: the toggle (260x160 pt) is centred at (960,540).
+CX=960 CY=540
+
+start_xvfb 1920x1080
+
+# --- 1. first start: full-screen, light, title -------------------------------------------
+start_kiosk --prefs "$PREFS" --scale 1
+geo=$(xwininfo -id "$WIN" | awk '/Absolute upper-left X/ {x=$4} /Absolute upper-left Y/ {y=$4} /Width/ {w=$2} /Height/ {h=$2} END {print x","y","w","h}')
+[ "$geo" = "0,0,1920,1080" ] || fail "window geometry is $geo (x,y,w,h), expected full-screen 0,0,1920,1080"
+pass "window covers the screen ($geo)"
+wait_corners $LIGHT "first start without preferences shows the light page"
+pass "light page colour #$LIGHT at all corners"
+title=$(xprop -id "$WIN" _NET_WM_NAME)
+[[ "$title" == *'"DarkModeKiosk — Dark Mode: Off"'* ]] || fail "title is $title, expected DarkModeKiosk — Dark Mode: Off"
+pass "title names the state: $title"
+grep -o 'first frame presented [0-9]* ms' "$E2E_TMP/app.err" | sed 's/^/info: /' || true
+
+# --- 2. tap the toggle centre → dark ------------------------------------------------------
+tap $CX $CY
+wait_prefs "$PREFS" true "tap on the toggle centre"
+wait_corners $DARK "after the tap (0.5 s cross-fade)" 3
+pass "tap → preferences dark, page #$DARK"
+title=$(xprop -id "$WIN" _NET_WM_NAME)
+[[ "$title" == *'Dark Mode: On"'* ]] || fail "title after the tap is $title, expected …Dark Mode: On"
+pass "title updated: $title"
+
+# --- 3. drag back across the toggle → light -----------------------------------------------
+drag $((CX + 100)) $CY $((CX - 100)) $CY
+wait_prefs "$PREFS" false "horizontal drag across the toggle"
+wait_corners $LIGHT "after the drag back" 3
+pass "drag across → preferences light, page #$LIGHT"
+
+# --- 4. vertical drag → unchanged ---------------------------------------------------------
+drag $CX $((CY - 40)) $CX $((CY + 300))
+sleep 1
+[ "$(prefs_mode "$PREFS")" = false ] || fail "vertical drag changed the preferences to $(prefs_mode "$PREFS")"
+shot; expect_corners $LIGHT "after a vertical drag"
+pass "vertical drag leaves the mode light"
+
+# --- 5. keyboard: Space activates the toggle ----------------------------------------------
+xdotool key space
+wait_prefs "$PREFS" true "Space key"
+wait_corners $DARK "after Space" 3
+pass "Space → dark"
+
+# --- 6. SIGTERM → exit 0 within 1 s -------------------------------------------------------
+stop_kiosk
+pass "SIGTERM → exit status 0 within 1 s"
+
+# --- 7. restart: the saved mode from the first frame; idle CPU with --reduce-motion ---------
+start_kiosk --prefs "$PREFS" --scale 1 --reduce-motion
+first=""
+for _ in $(seq 60); do
+    shot; first=$(pixel 5 5)
+    [ "$first" != 000000 ] && break
+    sleep 0.05
+done
+[ "$first" = $DARK ] || fail "first visible frame after restart shows #$first, expected the saved dark #$DARK"
+pass "restart shows the saved dark mode from the first visible frame"
+sleep 0.5
+t0=$(cpu_ticks "$APP"); sleep 3; t1=$(cpu_ticks "$APP")
+hz=$(getconf CLK_TCK)
+echo "info: idle CPU over 3 s: $((t1 - t0)) ticks at $hz Hz"
+[ $((t1 - t0)) -le $((hz * 3 / 50)) ] || fail "idle kiosk used $((t1 - t0)) CPU ticks in 3 s (limit $((hz * 3 / 50)), 2 % of a core)"
+pass "idle with --reduce-motion: $((t1 - t0)) CPU ticks in 3 s"
+echo "info: RSS $(awk '/VmRSS/ {print $2, $3}' /proc/$APP/status)"
+stop_kiosk
+
+# --- 8. rotation 90: presentation covers the screen, input maps back -----------------------
+start_kiosk --prefs "$PREFS" --scale 1 --rotate 90 --reduce-motion
+wait_corners $DARK "rotation 90: page covers every corner"
+# Portrait page 1080x1920 turned clockwise: the toggle stands 160 px wide and 260 px tall on
+# screen. (CX+110, CY) lies inside the unrotated toggle only; (CX, CY+110) inside the rotated one.
+tap $((CX + 110)) $CY
+sleep 0.8
+[ "$(prefs_mode "$PREFS")" = true ] || fail "rotation 90: a tap outside the rotated toggle changed the mode"
+tap $CX $((CY + 110))
+wait_prefs "$PREFS" false "rotation 90: tap inside the rotated toggle (screen $CX,$((CY + 110)))"
+wait_corners $LIGHT "rotation 90 after the tap" 3
+pass "rotation 90: input mapped through the rotation, page light"
+stop_kiosk
+
+echo "x11 end-to-end: all checks passed"
