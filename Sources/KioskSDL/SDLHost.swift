@@ -55,6 +55,10 @@ public enum SDLHost {
         if String(cString: nl_langinfo(nl_item(CODESET))).uppercased().filter({ $0 != "-" }) != "UTF8" {
             setlocale(LC_CTYPE, "C.UTF-8")
         }
+        // The window surface should be the display's own framebuffer (XShm on X11), not an
+        // OpenGL texture behind SDL's back: that would load a GL stack (software Mesa on a
+        // board without GPU: ~60 MB and a full-screen upload per frame) for nothing.
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         // Keep SDL's SIGINT/SIGTERM → SDL_QUIT handlers (the default) and its screensaver
         // inhibition (the default: a kiosk screen must not blank).
     }
@@ -68,10 +72,7 @@ private final class SDLSession {
     private let startedAt: Double
     private let processAgeKnown: Bool
     private let window: OpaquePointer
-    private let renderer: OpaquePointer
-    private let rendererName: String
-    private let vsyncRequested: Bool
-    private var texture: OpaquePointer?
+    private let presenter: FramePresenter
     private var viewport: Viewport
     private var translator: PointerTranslator
     private var pacer: FramePacer
@@ -120,31 +121,25 @@ private final class SDLSession {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
             return nil
         }
-        var vsync = true
-        var renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
-        if renderer == nil {
-            vsync = false
-            renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
-        }
-        guard let renderer else {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateRenderer"))
+        // Present through the window surface unless the texture path was asked for.
+        let wantsTexture = getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0).lowercased() } == "texture"
+        let made: FramePresenter? = wantsTexture ? TexturePresenter(window: window)
+            : (SurfacePresenter(window: window) ?? TexturePresenter(window: window))
+        guard let made else {
+            Diagnostics.printError(Diagnostics.noDisplayMessage(step: wantsTexture ? "SDL_CreateRenderer" : "SDL_GetWindowSurface"))
             SDL_DestroyWindow(window)
             return nil
         }
-        var info = SDL_RendererInfo()
-        SDL_GetRendererInfo(renderer, &info)
-        rendererName = info.name.map { String(cString: $0) } ?? "?"
-        vsyncRequested = vsync && (info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue) != 0
+        presenter = made
         if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
 
         self.window = window
-        self.renderer = renderer
         translator = PointerTranslator(touchMouseID: CSDL2_TOUCH_MOUSEID,
                                        mouseSynthesisesTouch: SDL_GetHintBoolean(SDL_HINT_MOUSE_TOUCH_EVENTS, SDL_FALSE) == SDL_TRUE)
         let displayIndex = SDL_GetWindowDisplayIndex(window)
         var mode = SDL_DisplayMode()
         let refresh = SDL_GetCurrentDisplayMode(max(0, displayIndex), &mode) == 0 ? Double(mode.refresh_rate) : 60
-        pacer = FramePacer(refreshRate: refresh, vsync: vsyncRequested)
+        pacer = FramePacer(refreshRate: refresh, vsync: presenter.vsync)
         var ddpi: Float = 0
         displayDPI = SDL_GetDisplayDPI(max(0, displayIndex), &ddpi, nil, nil) == 0 ? Double(ddpi) : nil
         viewport = Viewport(outputWidth: 1, outputHeight: 1, windowWidth: 1, windowHeight: 1,
@@ -155,15 +150,13 @@ private final class SDLSession {
     }
 
     deinit {
-        if let texture { SDL_DestroyTexture(texture) }
-        SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)
     }
 
     /// The viewport as SDL reports it now (output and window size, scale policy applied).
     private func measureViewport() -> Viewport {
-        var ow: Int32 = 0, oh: Int32 = 0, ww: Int32 = 0, wh: Int32 = 0
-        if SDL_GetRendererOutputSize(renderer, &ow, &oh) != 0 { SDL_GL_GetDrawableSize(window, &ow, &oh) }
+        var ww: Int32 = 0, wh: Int32 = 0
+        let (ow, oh) = presenter.outputSize()
         SDL_GetWindowSize(window, &ww, &wh)
         let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: Int(ow), windowWidth: Int(ww),
                                         displayDPI: displayDPI)
@@ -172,17 +165,9 @@ private final class SDLSession {
                         rotation: options.rotation, scale: scale)
     }
 
-    /// (Re)creates the streaming texture at the page's pixel size.
+    /// Prepares the presenter for the page's pixel size (texture or surface).
     private func makeTexture() -> Bool {
-        if let texture { SDL_DestroyTexture(texture) }
-        texture = SDL_CreateTexture(renderer, CSDL2_PIXELFORMAT_RGBA32, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
-                                    Int32(viewport.pagePixelWidth), Int32(viewport.pagePixelHeight))
-        guard let texture else {
-            Diagnostics.printError("darkmode-kiosk: cannot create a \(viewport.pagePixelWidth)x\(viewport.pagePixelHeight) texture: \(Diagnostics.sdlError)")
-            return false
-        }
-        // The page is opaque: copy, do not blend.
-        SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_NONE)
+        guard presenter.prepare(viewport) else { return false }
         textureStale = true
         needsPresent = true
         return true
@@ -241,6 +226,7 @@ private final class SDLSession {
         let start = clock.now()
         pacer.frameBegan(at: start)
         let dirty = app.renderFrame(at: start)
+        if presenter.isStale { textureStale = true }
         if textureStale {
             upload([app.frame.bounds], from: app.frame)
             textureStale = false
@@ -268,35 +254,13 @@ private final class SDLSession {
         }
     }
 
-    /// Uploads the dirty rectangles (clipped) from the CPU frame into the texture.
+    /// Uploads the dirty rectangles from the CPU frame; on failure everything is resent.
     private func upload(_ rects: [IntRect], from frame: Pixmap) {
-        guard let texture else { return }
-        let clipped = rects.map { $0.intersection(frame.bounds) }.filter { !$0.isEmpty }
-        // Many tiny rectangles cost more in calls than in bytes: merge past a handful.
-        let batch = clipped.count > 16 ? [clipped.dropFirst().reduce(clipped[0]) { $0.union($1) }] : clipped
-        let pitch = Int32(frame.stride * 4)
-        for r in batch {
-            var rect = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.width), h: Int32(r.height))
-            let first = UnsafeRawPointer(frame.pixels + r.y * frame.stride + r.x)
-            if SDL_UpdateTexture(texture, &rect, first, pitch) != 0 {
-                textureStale = true
-                return
-            }
-        }
+        if !presenter.upload(rects, from: frame, viewport: viewport) { textureStale = true }
     }
 
     private func present() {
-        guard let texture else { return }
-        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
-        SDL_RenderClear(renderer)
-        if viewport.rotation == .none {
-            SDL_RenderCopy(renderer, texture, nil, nil)
-        } else {
-            let r = viewport.presentationRect
-            var dst = SDL_FRect(x: Float(r.x), y: Float(r.y), w: Float(r.width), h: Float(r.height))
-            SDL_RenderCopyExF(renderer, texture, nil, &dst, Double(viewport.rotation.degrees), nil, SDL_FLIP_NONE)
-        }
-        SDL_RenderPresent(renderer)
+        presenter.present(viewport)
     }
 
     private func updateTitle(_ app: KioskApp) {
@@ -397,8 +361,8 @@ private final class SDLSession {
         Diagnostics.printError(
             "darkmode-kiosk: timing: first frame presented \(ms(end - startedAt)) ms after \(origin) "
                 + "(SDL_Init done at \(ms(sessionStartedAt - startedAt)) ms, window+renderer at "
-                + "\(ms(windowCreatedAt - startedAt)) ms); video driver \(SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"), renderer \(rendererName)"
-                + "\(vsyncRequested ? " (vsync)" : ""), output \(viewport.outputWidth)x\(viewport.outputHeight), "
+                + "\(ms(windowCreatedAt - startedAt)) ms); video driver \(SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"), presenter \(presenter.name)"
+                + "\(presenter.vsync ? " (vsync)" : ""), output \(viewport.outputWidth)x\(viewport.outputHeight), "
                 + "page \(viewport.pagePixelWidth)x\(viewport.pagePixelHeight) px, scale \(viewport.scale), "
                 + "rotation \(viewport.rotation.degrees)")
     }

@@ -1,0 +1,228 @@
+import CSDL2
+import Raster
+
+/// Gets the app's CPU frame onto the screen. Two ways:
+/// - `SurfacePresenter` (default): SDL's window surface. Only the dirty rectangles are copied
+///   (rotated and converted to the surface's pixel format on the way) and only they are sent
+///   to the display with `SDL_UpdateWindowSurfaceRects`. No GPU, no texture, no full-window
+///   present per frame: the cheapest path on a CPU-only kiosk board.
+/// - `TexturePresenter` (`DARKMODE_KIOSK_PRESENT=texture`): an SDL renderer with a streaming
+///   texture; dirty rectangles are uploaded, and each present redraws the whole window (GPU
+///   work on boards with a GPU, but a full-screen copy per frame in software).
+protocol FramePresenter: AnyObject {
+    var name: String { get }
+    /// True when presenting waits for the display's refresh.
+    var vsync: Bool { get }
+    /// The drawable size in pixels.
+    func outputSize() -> (width: Int, height: Int)
+    /// Prepares for a (new) page size. False on failure (message already printed).
+    func prepare(_ viewport: Viewport) -> Bool
+    /// Copies page rectangles of `frame` towards the screen. False if everything must be resent.
+    func upload(_ rects: [IntRect], from frame: Pixmap, viewport: Viewport) -> Bool
+    /// Shows what was uploaded.
+    func present(_ viewport: Viewport)
+    /// True when what was uploaded before is gone (the whole page must be sent again).
+    var isStale: Bool { get }
+}
+
+/// Maps page pixels to output pixels for a rotation (integer pixel centres).
+struct RotationMap {
+    let rotation: Rotation
+    let outputWidth: Int
+    let outputHeight: Int
+
+    /// The output rectangle covering page rectangle `r`.
+    func outputRect(_ r: IntRect) -> IntRect {
+        let ow = outputWidth, oh = outputHeight
+        switch rotation {
+        case .none: return r
+        case .clockwise90: return IntRect(x: ow - r.maxY, y: r.minX, width: r.height, height: r.width)
+        case .upsideDown: return IntRect(x: ow - r.maxX, y: oh - r.maxY, width: r.width, height: r.height)
+        case .clockwise270: return IntRect(x: r.minY, y: oh - r.maxX, width: r.height, height: r.width)
+        }
+    }
+
+    /// The page pixel shown at output pixel (ox, oy).
+    @inline(__always) func pagePixel(_ ox: Int, _ oy: Int) -> (x: Int, y: Int) {
+        switch rotation {
+        case .none: return (ox, oy)
+        case .clockwise90: return (oy, outputWidth - 1 - ox)
+        case .upsideDown: return (outputWidth - 1 - ox, outputHeight - 1 - oy)
+        case .clockwise270: return (outputHeight - 1 - oy, ox)
+        }
+    }
+}
+
+final class SurfacePresenter: FramePresenter {
+    private let window: OpaquePointer
+    private var surface: UnsafeMutablePointer<SDL_Surface>?
+    private var pending: [SDL_Rect] = []
+    private var staging: [UInt32] = []
+    private var invalid = false
+    let name = "window surface"
+    let vsync = false
+
+    init?(window: OpaquePointer) {
+        self.window = window
+        guard let s = SDL_GetWindowSurface(window) else { return nil }
+        surface = s
+    }
+
+    func outputSize() -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_GetWindowSize(window, &w, &h)
+        return (Int(w), Int(h))
+    }
+
+    func prepare(_ viewport: Viewport) -> Bool {
+        // The surface is invalid after a resize: ask again.
+        surface = SDL_GetWindowSurface(window)
+        pending.removeAll()
+        if surface == nil {
+            Diagnostics.printError("darkmode-kiosk: cannot get the window surface: \(Diagnostics.sdlError)")
+            return false
+        }
+        return true
+    }
+
+    func upload(_ rects: [IntRect], from frame: Pixmap, viewport: Viewport) -> Bool {
+        // SDL drops the window surface whenever the window changes (full-screen switch,
+        // resize) and says so when it is next updated; a new surface starts empty, so the
+        // whole page goes into it.
+        var rects = rects
+        if invalid || surface == nil {
+            surface = SDL_GetWindowSurface(window)
+            invalid = false
+            pending.removeAll()
+            rects = [frame.bounds]
+        }
+        guard let surface else { return false }
+        let s = surface.pointee
+        let ow = Int(s.w), oh = Int(s.h)
+        let map = RotationMap(rotation: viewport.rotation, outputWidth: ow, outputHeight: oh)
+        let format = s.format.pointee.format
+        for page in rects {
+            let r = page.intersection(frame.bounds)
+            guard !r.isEmpty else { continue }
+            let o = map.outputRect(r).intersection(IntRect(x: 0, y: 0, width: ow, height: oh))
+            guard !o.isEmpty else { continue }
+            // Row by row: rotate into a one-row staging buffer in our byte order (R, G, B, A)
+            // when needed, and let SDL convert it into the surface's pixel format.
+            if staging.count < o.width { staging = [UInt32](repeating: 0, count: o.width) }
+            let bpp = Int(s.format.pointee.BytesPerPixel), pitch = Int(s.pitch)
+            staging.withUnsafeMutableBufferPointer { buf in
+                let line = buf.baseAddress!
+                for y in 0..<o.height {
+                    let dst = s.pixels! + (o.minY + y) * pitch + o.minX * bpp
+                    let src: UnsafeMutablePointer<UInt32>
+                    if viewport.rotation == .none {
+                        src = frame.pixels + (o.minY + y) * frame.stride + o.minX
+                    } else {
+                        for x in 0..<o.width {
+                            let p = map.pagePixel(o.minX + x, o.minY + y)
+                            line[x] = frame.pixels[p.y * frame.stride + p.x]
+                        }
+                        src = line
+                    }
+                    _ = SDL_ConvertPixels(Int32(o.width), 1, CSDL2_PIXELFORMAT_RGBA32, src, Int32(o.width * 4),
+                                          format, dst, s.pitch)
+                }
+            }
+            pending.append(SDL_Rect(x: Int32(o.x), y: Int32(o.y), w: Int32(o.width), h: Int32(o.height)))
+        }
+        return true
+    }
+
+    func present(_ viewport: Viewport) {
+        let status: Int32
+        if pending.isEmpty {
+            status = SDL_UpdateWindowSurface(window)
+        } else {
+            status = pending.withUnsafeBufferPointer { SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
+        }
+        pending.removeAll(keepingCapacity: true)
+        if status != 0 { invalid = true }
+    }
+
+    /// True after SDL refused an update because the window changed under the surface.
+    var isStale: Bool { invalid }
+}
+
+final class TexturePresenter: FramePresenter {
+    private let window: OpaquePointer
+    let renderer: OpaquePointer
+    private var texture: OpaquePointer?
+    let name: String
+    let vsync: Bool
+
+    init?(window: OpaquePointer) {
+        self.window = window
+        var vsyncAsked = true
+        var r = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | SDL_RENDERER_PRESENTVSYNC.rawValue)
+        if r == nil {
+            vsyncAsked = false
+            r = SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue)
+        }
+        guard let r else { return nil }
+        renderer = r
+        var info = SDL_RendererInfo()
+        SDL_GetRendererInfo(r, &info)
+        name = "renderer " + (info.name.map { String(cString: $0) } ?? "?")
+        vsync = vsyncAsked && (info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue) != 0
+    }
+
+    deinit {
+        if let texture { SDL_DestroyTexture(texture) }
+        SDL_DestroyRenderer(renderer)
+    }
+
+    func outputSize() -> (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        if SDL_GetRendererOutputSize(renderer, &w, &h) != 0 { SDL_GL_GetDrawableSize(window, &w, &h) }
+        return (Int(w), Int(h))
+    }
+
+    func prepare(_ viewport: Viewport) -> Bool {
+        if let texture { SDL_DestroyTexture(texture) }
+        texture = SDL_CreateTexture(renderer, CSDL2_PIXELFORMAT_RGBA32, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                                    Int32(viewport.pagePixelWidth), Int32(viewport.pagePixelHeight))
+        guard let texture else {
+            Diagnostics.printError("darkmode-kiosk: cannot create a \(viewport.pagePixelWidth)x\(viewport.pagePixelHeight) texture: \(Diagnostics.sdlError)")
+            return false
+        }
+        // The page is opaque: copy, do not blend.
+        SDL_SetTextureBlendMode(texture, SDL_BLENDMODE_NONE)
+        return true
+    }
+
+    func upload(_ rects: [IntRect], from frame: Pixmap, viewport: Viewport) -> Bool {
+        guard let texture else { return false }
+        let clipped = rects.map { $0.intersection(frame.bounds) }.filter { !$0.isEmpty }
+        // Many tiny rectangles cost more in calls than in bytes: merge past a handful.
+        let batch = clipped.count > 16 ? [clipped.dropFirst().reduce(clipped[0]) { $0.union($1) }] : clipped
+        let pitch = Int32(frame.stride * 4)
+        for r in batch {
+            var rect = SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.width), h: Int32(r.height))
+            let first = UnsafeRawPointer(frame.pixels + r.y * frame.stride + r.x)
+            if SDL_UpdateTexture(texture, &rect, first, pitch) != 0 { return false }
+        }
+        return true
+    }
+
+    func present(_ viewport: Viewport) {
+        guard let texture else { return }
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        if viewport.rotation == .none {
+            SDL_RenderCopy(renderer, texture, nil, nil)
+        } else {
+            let r = viewport.presentationRect
+            var dst = SDL_FRect(x: Float(r.x), y: Float(r.y), w: Float(r.width), h: Float(r.height))
+            SDL_RenderCopyExF(renderer, texture, nil, &dst, Double(viewport.rotation.degrees), nil, SDL_FLIP_NONE)
+        }
+        SDL_RenderPresent(renderer)
+    }
+
+    /// Textures survive window changes (device resets are reported as events).
+    var isStale: Bool { false }
+}
