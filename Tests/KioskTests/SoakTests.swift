@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import Kiosk
+
+/// Long-run soak: random interaction through the real engine and renderer on a 1280x800 page
+/// at 60 frames per simulated second (`SoakRunner`), checking that resident memory stays flat
+/// after the warm-up (growth under 1 MB) and that the median frame time of the last tenth is
+/// within 1.5× of the first measured tenth — ratios within one run, since machines are noisy.
+///
+/// The soak runs in a child process (this test executable, filtered to `SoakChild`), so the
+/// memory measured is the soak's own and not that of tests running in parallel.
+///
+/// CI scale: `SOAK_MINUTES` simulated minutes (default 3; the debug build renders ~2–3 ms a
+/// frame). The long run, e.g. four simulated hours:
+/// `SOAK_MINUTES=240 swift test -c release -Xswiftc -enable-testing --filter SoakTests`.
+@Suite struct SoakTests {
+    static let defaultMinutes = 3.0
+
+    @Test func memoryStaysFlatAndFrameTimesDoNotDrift() throws {
+        let minutes = ProcessInfo.processInfo.environment["SOAK_MINUTES"].flatMap(Double.init) ?? Self.defaultMinutes
+        let dir = TempFolder()
+        let reportPath = dir.file("soak.json")
+        let child = try ChildProcess(KioskExecutable.testExecutable,
+                                     ["--testing-library", "swift-testing", "--filter", "SoakChild"],
+                                     folder: dir.path, tag: "soak",
+                                     environment: ["KIOSK_SOAK_REPORT": reportPath, "SOAK_MINUTES": String(minutes)])
+        let outcome = child.wait(timeout: max(600, minutes * 60 * 4))
+        #expect(outcome.status == 0, "soak child failed: \(outcome.stdout.suffix(2000)) \(outcome.stderr.suffix(2000))")
+        let text = try #require(readText(reportPath), "the soak child wrote no report: \(outcome.stdout.suffix(2000))")
+        let report = try #require(StrictJSONParser.parse(Array(text.utf8)).objectValue)
+        func number(_ key: String) -> Double { report[key].flatMap { if case .number(let n) = $0 { n.value } else { nil } } ?? .nan }
+        print("soak report: \(text)")
+
+        #expect(number("frames") >= minutes * 3600 * 0.99)
+        #expect(number("rss_after_warm_up_kb") > 0)
+        #expect(number("rss_growth_kb") < 1024, "resident memory grew by \(number("rss_growth_kb")) KB after warm-up")
+        let ratio = number("cpu_drift_ratio")
+        #expect(ratio > 1 / 1.5 && ratio < 1.5, "median frame CPU time ratio last/first tenth \(ratio)")
+        for key in ["multiple_commits_per_event", "non_alternating_commits", "bad_visual_states", "dirty_outside_page"] {
+            #expect(number(key) == 0, "\(key) = \(number(key))")
+        }
+        #expect(number("commits") == number("engine_commits"))
+        #expect(number("commits") > minutes * 10, "too little interaction: \(number("commits")) commits")
+        #expect(number("max_position_overshoot") < 0.25)
+    }
+}
+
+/// The soak itself; runs only inside the child process started by `SoakTests`.
+@Suite struct SoakChild {
+    static let reportPath = ProcessInfo.processInfo.environment["KIOSK_SOAK_REPORT"]
+
+    @Test(.enabled(if: reportPath != nil, "runs only as the soak child process"))
+    func soak() throws {
+        let minutes = ProcessInfo.processInfo.environment["SOAK_MINUTES"].flatMap(Double.init) ?? SoakTests.defaultMinutes
+        let report = SoakRunner(simulatedSeconds: minutes * 60, seed: 0x50A4).run()
+        print(report.summary)
+        let path = try #require(Self.reportPath)
+        try AtomicFileWriter().write(Array((report.jsonLine + "\n").utf8), to: path)
+    }
+}
