@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Kiosk
 import KioskSDL
 
@@ -47,7 +51,7 @@ func main() -> Int32 {
 /// already shows the saved mode; every commit is written to the preferences file at once.
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
-    let settings = RunSettings.merge(config: config, flags: flags, environment: ProcessInfo.processInfo.environment)
+    let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
     var isDark = PreferencesStore.defaultIsDarkMode
     var store: PreferencesStore?
     if let path = settings.preferencesPath {
@@ -67,6 +71,18 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
             if let d = store?.save(isDarkMode: dark) { StandardError.log(d) }
         }
     }
+}
+
+/// The process environment as a dictionary (what `RunSettings` reads XDG paths from).
+func processEnvironment() -> [String: String] {
+    var env: [String: String] = [:]
+    var p = environ
+    while let entry = p.pointee {
+        let s = String(cString: entry)
+        if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+        p += 1
+    }
+    return env
 }
 
 exit(main())

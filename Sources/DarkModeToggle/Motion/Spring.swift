@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A damped harmonic spring in SwiftUI's parameterisation: `response` is the undamped period
 /// in seconds (ω0 = 2π / response) and `dampingFraction` is the damping ratio ζ

@@ -1,5 +1,9 @@
 import DarkModeToggle
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Raster
 
 /// `darkmode-kiosk bench`: the real app and renderer on a virtual 60 Hz clock, with no
@@ -83,10 +87,10 @@ public struct BenchRunner {
             lines.append(pad(r.name + (r.fullRedraw ? "*" : ""), 9) + pad("\(r.frames)", 7) + pad(f3(r.p50), 9)
                          + pad(f3(r.p95), 9) + pad(f3(r.p99), 9) + pad(f3(r.max), 9) + pad(f3(r.cpuP50), 9)
                          + pad("\(r.overBudget)", 7) + pad(String(Int(r.pixelsPerFrame.rounded())), 11)
-                         + String(format: "%.1f%%", r.cpuShare * 100))
+                         + fixed(r.cpuShare * 100, 1) + "%")
         }
         if results.contains(where: \.fullRedraw) { lines.append("* --full-redraw: every frame from scratch, no caches, whole page") }
-        lines.append(String(format: "peak RSS %.1f MB", peakRSSMB))
+        lines.append("peak RSS " + fixed(peakRSSMB, 1) + " MB")
         return lines.joined(separator: "\n")
     }
 
@@ -114,7 +118,7 @@ public struct BenchRunner {
     }
 
     private static func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
-    private static func f3(_ d: Double) -> String { String(format: "%.3f", d) }
+    private static func f3(_ d: Double) -> String { fixed(d, 3) }
 }
 
 /// Clocks for measurement (the engine never reads them).

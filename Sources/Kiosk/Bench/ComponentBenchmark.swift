@@ -38,8 +38,10 @@ public enum ComponentBenchmark {
 
     public static func table(_ r: Result) -> String {
         func row(_ name: String, _ ms: Double, _ target: Double) -> String {
-            let v = String(format: "%8.3f ms  target ≤%.1f ms  %@", ms, target, ms <= target ? "ok" : "MISS")
-            return name.padding(toLength: 40, withPad: " ", startingAt: 0) + v
+            let value = fixed(ms, 3)
+            let v = String(repeating: " ", count: max(0, 8 - value.count)) + value + " ms  target ≤" + fixed(target, 1)
+                + " ms  " + (ms <= target ? "ok" : "MISS")
+            return name + String(repeating: " ", count: max(1, 40 - name.count)) + v
         }
         return "component at \(r.width) px (median)\n"
             + row("toggle frame from scratch", r.scratchMedianMs, scratchTargetMs) + "\n"

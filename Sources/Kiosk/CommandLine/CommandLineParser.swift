@@ -193,7 +193,7 @@ public enum CommandLineParser {
 
     /// "R,G,B" with each component an integer 0…255.
     static func rgb(_ v: String, flag: String) throws(KioskError) -> [Int] {
-        let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = v.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.filter { $0 != " " }) }
         guard parts.count == 3, parts.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else {
             throw .usage("\(flag): expected R,G,B with each 0-255, found '\(v)'")
         }
