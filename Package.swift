@@ -29,5 +29,6 @@ let package = Package(
         .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk"], resources: [.copy("Traces")]),
+        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL"]),
     ]
 )

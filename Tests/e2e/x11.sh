@@ -84,6 +84,21 @@ pass "idle with --reduce-motion: $((t1 - t0)) CPU ticks in 3 s"
 echo "info: RSS $(awk '/VmRSS/ {print $2, $3}' /proc/$APP/status)"
 stop_kiosk
 
+# --- 7b. ambient animation: it reaches the screen and costs little CPU ---------------------
+start_kiosk --prefs "$PREFS" --scale 1
+sleep 1
+import -window root -crop 520x200+$((CX - 260))+$((CY - 100)) "$E2E_TMP/ambient1.png"
+sleep 0.5
+import -window root -crop 520x200+$((CX - 260))+$((CY - 100)) "$E2E_TMP/ambient2.png"
+changed=$(compare -metric AE "$E2E_TMP/ambient1.png" "$E2E_TMP/ambient2.png" null: 2>&1 || true)
+[ "${changed%% *}" -gt 0 ] 2>/dev/null || fail "the night sky's stars should twinkle on screen: 0 pixels changed in 0.5 s"
+pass "ambient animation reaches the screen ($changed pixels changed in 0.5 s)"
+t0=$(cpu_ticks "$APP"); sleep 3; t1=$(cpu_ticks "$APP")
+echo "info: ambient animation CPU over 3 s: $((t1 - t0)) ticks at $hz Hz; peak RSS $(awk '/VmHWM/ {print $2, $3}' /proc/$APP/status)"
+[ $((t1 - t0)) -le $((hz * 3 / 10)) ] || fail "ambient animation used $((t1 - t0)) CPU ticks in 3 s (limit $((hz * 3 / 10)), 10 % of a core)"
+pass "ambient animation at 60 Hz: $((t1 - t0)) CPU ticks in 3 s"
+stop_kiosk
+
 # --- 8. rotation 90: presentation covers the screen, input maps back -----------------------
 start_kiosk --prefs "$PREFS" --scale 1 --rotate 90 --reduce-motion
 wait_corners $DARK "rotation 90: page covers every corner"
