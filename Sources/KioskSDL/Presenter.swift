@@ -23,6 +23,8 @@ protocol FramePresenter: AnyObject {
     func present(_ viewport: Viewport)
     /// True when what was uploaded before is gone (the whole page must be sent again).
     var isStale: Bool { get }
+    /// Releases SDL objects tied to the window; called before the window is destroyed.
+    func close()
 }
 
 /// Maps page pixels to output pixels for a rotation (integer pixel centres).
@@ -146,11 +148,14 @@ final class SurfacePresenter: FramePresenter {
 
     /// True after SDL refused an update because the window changed under the surface.
     var isStale: Bool { invalid }
+
+    /// The window owns its surface.
+    func close() { surface = nil }
 }
 
 final class TexturePresenter: FramePresenter {
     private let window: OpaquePointer
-    let renderer: OpaquePointer
+    private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
     let name: String
     let vsync: Bool
@@ -171,18 +176,24 @@ final class TexturePresenter: FramePresenter {
         vsync = vsyncAsked && (info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue) != 0
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Destroys the texture and the renderer (before the window: the renderer points at it).
+    func close() {
         if let texture { SDL_DestroyTexture(texture) }
-        SDL_DestroyRenderer(renderer)
+        if let renderer { SDL_DestroyRenderer(renderer) }
+        texture = nil
+        renderer = nil
     }
 
     func outputSize() -> (width: Int, height: Int) {
         var w: Int32 = 0, h: Int32 = 0
-        if SDL_GetRendererOutputSize(renderer, &w, &h) != 0 { SDL_GL_GetDrawableSize(window, &w, &h) }
+        if renderer == nil || SDL_GetRendererOutputSize(renderer, &w, &h) != 0 { SDL_GL_GetDrawableSize(window, &w, &h) }
         return (Int(w), Int(h))
     }
 
     func prepare(_ viewport: Viewport) -> Bool {
+        guard let renderer else { return false }
         if let texture { SDL_DestroyTexture(texture) }
         texture = SDL_CreateTexture(renderer, CSDL2_PIXELFORMAT_RGBA32, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
                                     Int32(viewport.pagePixelWidth), Int32(viewport.pagePixelHeight))
@@ -210,7 +221,7 @@ final class TexturePresenter: FramePresenter {
     }
 
     func present(_ viewport: Viewport) {
-        guard let texture else { return }
+        guard let texture, let renderer else { return }
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
         if viewport.rotation == .none {

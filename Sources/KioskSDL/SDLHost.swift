@@ -150,6 +150,7 @@ private final class SDLSession {
     }
 
     deinit {
+        presenter.close()
         SDL_DestroyWindow(window)
     }
 

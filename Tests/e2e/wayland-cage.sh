@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Wayland smoke test: the kiosk under cage (the Wayland kiosk compositor the systemd unit
+# uses), headless with the pixman renderer. Checks that the kiosk starts, takes the whole
+# output (the real size arrives only with SDL_WINDOWEVENT_SIZE_CHANGED on Wayland), shows the
+# saved mode's page colour, and exits 0 on SIGTERM. cage refuses to run as root, so the
+# session runs as the unprivileged user nobody (see shared notes: kiosk-testing.md).
+# Known gap: with --reduce-motion (a still page after the first frames) the headless
+# cage/pixman screenshot comes out black although frames were presented; with the ambient
+# animation running (the default, tested here) the page shows. Not yet understood.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source Tests/e2e/lib/common.sh
+trap cleanup EXIT
+need cage grim setpriv python3
+
+KIOSK=$(kiosk_binary)
+# Everything the session touches lives in a folder nobody owns.
+chmod 0755 "$E2E_TMP"
+SESSION="$E2E_TMP/session"; mkdir -m 0700 "$SESSION"
+cp "$KIOSK" "$SESSION/darkmode-kiosk"
+printf '{\n  "isDarkMode" : true\n}\n' > "$SESSION/prefs.json"
+cat > "$SESSION/inside.sh" <<'INNER'
+#!/bin/sh
+# Runs inside cage: start the kiosk, wait for its first frames, take a screenshot, stop it.
+cd "$(dirname "$0")"
+SDL_VIDEODRIVER=wayland SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR=0 DARKMODE_KIOSK_TIMING=1 \
+    ./darkmode-kiosk --prefs prefs.json 2>app.err &
+app=$!
+sleep 3
+grim shot.png 2>grim.err || echo "grim failed" >>app.err
+kill -TERM $app
+rc=0; wait $app || rc=$?
+echo "$rc" > app.status
+INNER
+chmod 0755 "$SESSION/inside.sh"
+chown -R 65534:65534 "$SESSION"
+
+env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" \
+    WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
+    timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    cage -- "$SESSION/inside.sh" >"$E2E_TMP/cage.log" 2>&1 || true
+
+[ -f "$SESSION/app.status" ] || { cat "$E2E_TMP/cage.log" >&2; fail "the session did not finish (see cage log above)"; }
+cp "$SESSION/app.err" "$E2E_TMP/app.err" 2>/dev/null || true
+[ "$(cat "$SESSION/app.status")" = 0 ] || fail "kiosk exited with status $(cat "$SESSION/app.status") after SIGTERM under cage"
+pass "kiosk ran under cage and exited 0 on SIGTERM"
+grep -q "video driver wayland" "$SESSION/app.err" || fail "the kiosk did not use SDL's wayland driver"
+pass "SDL used the wayland video driver"
+
+[ -s "$SESSION/shot.png" ] || fail "no screenshot from grim: $(cat "$SESSION/grim.err" 2>/dev/null)"
+python3 - "$SESSION/shot.png" <<'PY' || fail "screenshot check failed"
+import struct, sys, zlib
+# Minimal PNG reader (8-bit RGB/RGBA, no interlace): enough for grim's output.
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
+    if kind == b"IHDR": w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+    elif kind == b"IDAT": idat += body
+raw = zlib.decompress(idat); bpp = 4 if ctype == 6 else 3; stride = w * bpp
+rows, prev = [], bytearray(stride)
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0; b = prev[i]; c = prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+def px(x, y): return tuple(rows[y][x * bpp:x * bpp + 3])
+dark = (83, 92, 114)
+corners = [px(2, 2), px(w - 3, 2), px(2, h - 3), px(w - 3, h - 3)]
+print(f"info: cage output {w}x{h}, corners {corners}")
+assert all(c == dark for c in corners), f"expected the saved dark page {dark} in every corner"
+centre = px(w // 2, h // 2)
+assert centre != dark, "the toggle should be drawn in the middle"
+PY
+pass "the page covers the whole output in the saved dark mode, toggle in the middle"
+grep -o "first frame presented [0-9]* ms" "$SESSION/app.err" | sed 's/^/info: /' || true
+echo "wayland-cage end-to-end: all checks passed"
