@@ -52,24 +52,15 @@ func main() -> Int32 {
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
-    var isDark = PreferencesStore.defaultIsDarkMode
-    var store: PreferencesStore?
-    if let path = settings.preferencesPath {
-        let s = PreferencesStore(path: path)
-        let loaded = s.load()
-        if let d = loaded.diagnostic { StandardError.log(d) }
-        isDark = loaded.isDarkMode
-        store = s
-    } else {
+    if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
+    let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
                            rotation: Rotation(degrees: settings.rotate.degrees) ?? .none, scale: settings.scale)
     return SDLHost.run(host) { page in
         KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
-                 isDarkMode: isDark) { dark in
-            if let d = store?.save(isDarkMode: dark) { StandardError.log(d) }
-        }
+                 isDarkMode: isDark) { store?.saveReporting(isDarkMode: $0) }
     }
 }
 

@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func numbersFromDoublesReadBackExactly() throws {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<2000 {
             let d = Double(bitPattern: rng.next() & 0x7FEF_FFFF_FFFF_FFFF) * (Bool.random(using: &rng) ? 1 : -1)
             let n = try #require(JSONNumber(d))

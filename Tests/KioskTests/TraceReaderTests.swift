@@ -82,7 +82,7 @@ import DarkModeToggle
     }
 
     @Test func hundredThousandRandomEventsRoundTripExactly() throws {
-        var rng = SplitMix64(seed: 0x5EED_CAFE)
+        var rng = SeededRandom(seed: 0x5EED_CAFE)
         var events: [TraceEvent] = []
         events.reserveCapacity(100_000)
         var t = 0.0

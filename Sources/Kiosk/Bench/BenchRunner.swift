@@ -121,28 +121,6 @@ public struct BenchRunner {
     private static func f3(_ d: Double) -> String { fixed(d, 3) }
 }
 
-/// Clocks for measurement (the engine never reads them).
-enum Clock {
-    static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
-    static func threadCPU() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
-    /// Peak resident set size of this process, megabytes.
-    static func peakRSSMB() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024
-    }
-}
-
 /// `darkmode-kiosk bench` front end.
 public enum BenchCommand {
     public static func run(_ o: BenchOptions, output: (String) -> Void) throws(KioskError) {

@@ -5,19 +5,9 @@
 public enum ReplayCommand {
     public static func run(_ o: ReplayOptions, output: (String) -> Void) throws(KioskError) {
         let events = try TraceReader.read(path: o.tracePath)
-        var initialDark = PreferencesStore.defaultIsDarkMode
-        var store: PreferencesStore?
-        if let path = o.prefsPath {
-            let s = PreferencesStore(path: path)
-            let loaded = s.load()
-            if let d = loaded.diagnostic { StandardError.log(d) }
-            initialDark = loaded.isDarkMode
-            store = s
-        }
+        let (store, initialDark) = PreferencesStore.open(path: o.prefsPath)
         let runner = ReplayRunner(size: o.size ?? PixelSize(width: 1280, height: 800), scale: o.scale ?? 1,
                                   reduceMotion: o.reduceMotion)
-        _ = runner.run(events, initialDark: initialDark, onCommit: { dark in
-            if let d = store?.save(isDarkMode: dark) { StandardError.log(d) }
-        }, emit: output)
+        _ = runner.run(events, initialDark: initialDark, onCommit: { store?.saveReporting(isDarkMode: $0) }, emit: output)
     }
 }

@@ -60,10 +60,10 @@ public struct SoakRunner {
         var report = SoakReport(frames: total, simulatedSeconds: Double(total) * Self.frameInterval, seed: seed,
                                 width: size.width, height: size.height)
         let bounds = app.frame.bounds
-        let wallStart = SoakClock.monotonic()
+        let wallStart = Clock.monotonic()
         for i in 0..<total {
             let t = Double(i) * Self.frameInterval
-            let w0 = SoakClock.monotonic(), c0 = SoakClock.threadCPU()
+            let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
             while input.peekTime() <= t {
                 let event = input.next()
                 replay.deliver(event, to: app)
@@ -77,7 +77,7 @@ public struct SoakRunner {
                 counter.values.removeAll(keepingCapacity: true)
             }
             let dirty = app.renderFrame(at: t)
-            let c1 = SoakClock.threadCPU(), w1 = SoakClock.monotonic()
+            let c1 = Clock.threadCPU(), w1 = Clock.monotonic()
             let state = app.visualState(at: t)
             if !(0...1).contains(state.appearance) || !state.position.isFinite { report.badVisualStates += 1 }
             report.maxPositionOvershoot = max(report.maxPositionOvershoot, -state.position, state.position - 1)
@@ -102,7 +102,7 @@ public struct SoakRunner {
             }
             if let progress, i % 3600 == 0 { progress(i, total) }
         }
-        report.wallSeconds = SoakClock.monotonic() - wallStart
+        report.wallSeconds = Clock.monotonic() - wallStart
         report.isDarkMode = app.isDarkMode
         report.engineCommitCount = app.commitCount
         report.firstCPUMedianMs = Self.median(firstCPU)
@@ -224,21 +224,6 @@ public struct SoakReport: Equatable, Sendable {
     }
 
     static func f3(_ d: Double) -> String { String((d * 1000).rounded() / 1000) }
-}
-
-/// Clocks for measurement only (the engine never reads them).
-enum SoakClock {
-    static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
-    static func threadCPU() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
 }
 
 /// `darkmode-kiosk soak` (for the integrator to wire): runs `SoakRunner` for `minutes`
