@@ -52,6 +52,10 @@ func main() -> Int32 {
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
+    if flags.checkOnly {
+        print(settings.summary)
+        return 0
+    }
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }

@@ -152,3 +152,16 @@ import Testing
         #expect(KioskVersion.line.hasPrefix("darkmode-kiosk "))
     }
 }
+
+@Suite struct RunCheckTests {
+    @Test func checkFlagParsesAndTheSummaryNamesTheSettings() throws {
+        guard case .run(let o) = try CommandLineParser.parse(["--check", "--rotate", "90", "--prefs", "/tmp/p.json"]) else {
+            Issue.record("expected run"); return
+        }
+        #expect(o.checkOnly)
+        let settings = RunSettings.merge(config: .defaults, flags: o, environment: [:], passwdHome: { nil })
+        #expect(settings.summary.contains("rotate 90"))
+        #expect(settings.summary.contains("preferences: /tmp/p.json"))
+        #expect(settings.summary.contains("page colours: light 205,231,255, dark 83,92,114"))
+    }
+}

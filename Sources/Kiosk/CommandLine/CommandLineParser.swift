@@ -121,6 +121,7 @@ public enum CommandLineParser {
         o.windowed = s.has("--windowed")
         o.reduceMotion = s.has("--reduce-motion")
         o.showFPS = s.has("--show-fps")
+        o.checkOnly = s.has("--check")
         o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
         o.rotate = try s.value("--rotate").map { v throws(KioskError) in try rotation(v, flag: "--rotate") }
         o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
@@ -261,6 +262,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file (default: $XDG_CONFIG_HOME/darkmode-kiosk/preferences.json)"),
         FlagSpec(name: "--reduce-motion", help: "no ambient animation, short cross-fades"),
         FlagSpec(name: "--show-fps", help: "frame-time overlay"),
+        FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
     ]
     static let render: [FlagSpec] = [
         FlagSpec(name: "--out", valueName: "FILE.png", help: "the PNG to write (required)"),

@@ -29,6 +29,8 @@ public struct RunOptions: Equatable, Sendable {
     public var prefsPath: String?
     public var reduceMotion = false
     public var showFPS = false
+    /// `--check`: validate config and flags, print the effective settings, and exit.
+    public var checkOnly = false
     public init() {}
 }
 

@@ -43,4 +43,17 @@ public struct RunSettings: Equatable, Sendable {
         KioskOptions(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, reduceMotion: reduceMotion,
                      showFPS: showFPS, toggleWidth: toggleWidth, pageLight: pageLight, pageDark: pageDark)
     }
+
+    /// A human summary of the effective settings (`run --check`).
+    public var summary: String {
+        func rgb(_ c: Color) -> String { "\(Int((c.r * 255).rounded())),\(Int((c.g * 255).rounded())),\(Int((c.b * 255).rounded()))" }
+        return [
+            "display: " + (windowed ? "windowed" : "full-screen") + (size.map { " \($0.width)x\($0.height)" } ?? "")
+                + ", rotate \(rotate.degrees), scale " + (scale.map { "\($0)" } ?? "automatic"),
+            "toggle width: \(toggleWidth) pt",
+            "page colours: light \(rgb(pageLight)), dark \(rgb(pageDark))",
+            "reduce motion: \(reduceMotion ? "on" : "off"), FPS overlay: \(showFPS ? "on" : "off")",
+            "preferences: " + (preferencesPath ?? "none (kept in memory)"),
+        ].joined(separator: "\n")
+    }
 }
