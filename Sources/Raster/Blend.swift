@@ -54,6 +54,31 @@ public enum Blend {
         return j
     }
 
+    /// Walks a coverage (or mask) row 8 bytes at a time: runs of 255 go to `full` as one span
+    /// (start, count), runs of 0 are skipped, and every other pixel goes to `partial`.
+    @inlinable @inline(__always)
+    static func walkCoverage(_ coverage: UnsafePointer<UInt8>, count: Int,
+                             full: (_ start: Int, _ count: Int) -> Void, partial: (_ index: Int) -> Void) {
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = word(coverage, i)
+                if w == ~0 {
+                    let end = runEnd(coverage, from: i &+ 8, count: count, equalTo: ~0)
+                    full(i, end &- i)
+                    i = end
+                    continue
+                }
+                if w == 0 { i = runEnd(coverage, from: i &+ 8, count: count, equalTo: 0); continue }
+                for j in i..<(i &+ 8) { partial(j) }
+                i &+= 8
+            } else {
+                partial(i)
+                i &+= 1
+            }
+        }
+    }
+
     /// `dst = color·coverage over dst` for a row; `coverage == nil` means full coverage.
     @inlinable
     public static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,
@@ -62,24 +87,9 @@ public enum Blend {
             fullSolid(dst, count: count, color: color)
             return
         }
-        var i = 0
-        while i < count {
-            if i &+ 8 <= count {
-                let w = word(coverage, i)
-                if w == ~0 {
-                    let end = runEnd(coverage, from: i &+ 8, count: count, equalTo: ~0)
-                    fullSolid(dst + i, count: end &- i, color: color)
-                    i = end
-                    continue
-                }
-                if w == 0 { i = runEnd(coverage, from: i &+ 8, count: count, equalTo: 0); continue }
-                for j in i..<(i &+ 8) { partialSolid(dst + j, color: color, coverage: UInt32(coverage[j])) }
-                i &+= 8
-            } else {
-                partialSolid(dst + i, color: color, coverage: UInt32(coverage[i]))
-                i &+= 1
-            }
-        }
+        walkCoverage(coverage, count: count,
+                     full: { fullSolid(dst + $0, count: $1, color: color) },
+                     partial: { partialSolid(dst + $0, color: color, coverage: UInt32(coverage[$0])) })
     }
 
     /// Full-coverage solid run: a store for opaque colours, src-over otherwise.
@@ -111,24 +121,9 @@ public enum Blend {
             fullSource(dst, count: count, source: source)
             return
         }
-        var i = 0
-        while i < count {
-            if i &+ 8 <= count {
-                let w = word(coverage, i)
-                if w == ~0 {
-                    let end = runEnd(coverage, from: i &+ 8, count: count, equalTo: ~0)
-                    fullSource(dst + i, count: end &- i, source: source + i)
-                    i = end
-                    continue
-                }
-                if w == 0 { i = runEnd(coverage, from: i &+ 8, count: count, equalTo: 0); continue }
-                for j in i..<(i &+ 8) { partialSource(dst + j, source[j], coverage: UInt32(coverage[j])) }
-                i &+= 8
-            } else {
-                partialSource(dst + i, source[i], coverage: UInt32(coverage[i]))
-                i &+= 1
-            }
-        }
+        walkCoverage(coverage, count: count,
+                     full: { fullSource(dst + $0, count: $1, source: source + $0) },
+                     partial: { partialSource(dst + $0, source[$0], coverage: UInt32(coverage[$0])) })
     }
 
     @inlinable @inline(__always)
@@ -151,24 +146,9 @@ public enum Blend {
             fullLayer(dst, source: source, count: count, opacity: opacity)
             return
         }
-        var i = 0
-        while i < count {
-            if i &+ 8 <= count {
-                let w = word(mask, i)
-                if w == ~0 {
-                    let end = runEnd(mask, from: i &+ 8, count: count, equalTo: ~0)
-                    fullLayer(dst + i, source: source + i, count: end &- i, opacity: opacity)
-                    i = end
-                    continue
-                }
-                if w == 0 { i = runEnd(mask, from: i &+ 8, count: count, equalTo: 0); continue }
-                for j in i..<(i &+ 8) { partialLayer(dst + j, source[j], opacity: opacity, mask: UInt32(mask[j])) }
-                i &+= 8
-            } else {
-                partialLayer(dst + i, source[i], opacity: opacity, mask: UInt32(mask[i]))
-                i &+= 1
-            }
-        }
+        walkCoverage(mask, count: count,
+                     full: { fullLayer(dst + $0, source: source + $0, count: $1, opacity: opacity) },
+                     partial: { partialLayer(dst + $0, source[$0], opacity: opacity, mask: UInt32(mask[$0])) })
     }
 
     /// A layer run under full mask. Skipping transparent source pixels and storing opaque ones
@@ -192,15 +172,5 @@ public enum Blend {
         let k = opacity == 255 ? m : div255(m &* opacity)
         if k == 0 { return }
         dst.pointee = k == 255 ? over(s, dst.pointee) : over(scale(s, k), dst.pointee)
-    }
-
-    /// Multiplies a row in place by a mask (destination-in): `dst = dst·mask`.
-    @inlinable
-    public static func maskSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, mask: UnsafePointer<UInt8>) {
-        for i in 0..<count {
-            let m = UInt32(mask[i])
-            if m == 255 { continue }
-            dst[i] = m == 0 ? 0 : scale(dst[i], m)
-        }
     }
 }

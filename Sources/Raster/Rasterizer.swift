@@ -31,13 +31,6 @@ public final class Rasterizer {
         fillEdges(rule: rule, clip: clip, span: span)
     }
 
-    /// As `fill`, for edges that are already flattened (device pixels).
-    public func fill(edges input: [Edge], rule: FillRule = .nonZero, clip: IntRect,
-                     span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
-        edges = input
-        fillEdges(rule: rule, clip: clip, span: span)
-    }
-
     private func fillEdges(rule: FillRule, clip: IntRect,
                            span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
         guard !edges.isEmpty else { return }

@@ -54,16 +54,10 @@ public final class FrameTimeOverlay {
         let budgetY = barArea.maxY - barArea.height / 2
         canvas.fill(.rect(Rect(x: barArea.minX, y: budgetY, width: barArea.width, height: 1)), .solid(Color(r: 1, g: 1, b: 1, a: 0.5)))
         // Mean frame time, e.g. "4.2" (ms), top right of the bars.
-        let text = mean.map { String(format1($0)) } ?? "--"
+        let text = mean.map { fixed(min($0, 999.9), 1) } ?? "--"
         SevenSegment.draw(text, on: canvas, at: Point(barArea.maxX + 4, r.minY + 8), digitHeight: 14,
                           color: Color(r: 1, g: 1, b: 1, a: 0.95))
         return b
-    }
-
-    private func format1(_ v: Double) -> String {
-        let clamped = min(v, 999.9)
-        let tenths = Int((clamped * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 

@@ -258,13 +258,6 @@ public enum RasterBenchmark {
 
     /// `x` with exactly `digits` decimals (no exponent notation).
     static func format(_ x: Double, digits: Int) -> String {
-        guard x.isFinite, abs(x) < 1e12 else { return "n/a" }
-        var scale = 1
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = Int((abs(x) * Double(scale)).rounded())
-        let fraction = String(scaled % scale)
-        let sign = x < 0 && scaled != 0 ? "-" : ""
-        guard digits > 0 else { return sign + String(scaled) }
-        return sign + String(scaled / scale) + "." + String(repeating: "0", count: digits - fraction.count) + fraction
+        x.isFinite && abs(x) < 1e12 ? fixed(x, digits) : "n/a"
     }
 }
