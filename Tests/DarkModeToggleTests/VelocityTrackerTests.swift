@@ -51,13 +51,14 @@ import Raster
     static let metrics = ToggleMetrics(width: 260)
 
     /// A steady 36 pt/s drag (0.6 pt a frame; claimed on frame 17 at 10.2 pt) released while
-    /// moving. The release adds 36 · 0.499 pt of predicted travel: a drag ending just short of
-    /// half minus that commits iff the prediction crosses 0.5.
+    /// moving. The release adds 36 · 0.25 pt of predicted travel (SwiftUI's quarter-second
+    /// `predictedEndTranslation`): a drag ending just short of half minus that commits iff the
+    /// prediction crosses 0.5.
     @Test(arguments: [(-0.01, false), (0.01, true)])
     func projectionDecidesNearTheMiddle(margin: Double, commits: Bool) {
         let travel = Self.metrics.translationTravel
         let step = 0.6, claimFrame = 17.0
-        let projected = 36 * 0.998 / 0.002 / 1000 / travel
+        let projected = 36 * 0.25 / travel
         let wanted = 0.5 - projected + margin
         let frames = claimFrame + (wanted * travel / step).rounded(margin < 0 ? .down : .up)
         var e = ToggleInteraction(metrics: Self.metrics, isOn: false)

@@ -19,29 +19,30 @@ import Raster
 ///   startProgress is the presented position at the claim; appearance and position follow it.
 /// - An up's location counts as movement only if it differs from the last location (so it can
 ///   still claim a drag, but a repeated location does not read as the finger stopping).
-/// - Drag release projects the finger's velocity (iOS deceleration rate 0.998) to a predicted
-///   progress; dark if it is ≥ 0.5. It commits only if that differs from the committed value.
-/// - After a commit or release the visuals spring (response 0.35 s, damping 0.82) to the
-///   committed end from the presented value and velocity. Reduce Motion: drag release eases
-///   out over 0.2 s; a tap jumps the position and cross-fades the appearance over 0.2 s.
+/// - Drag release runs the finger's velocity on for a quarter second (SwiftUI's
+///   `predictedEndTranslation`) to a predicted progress; dark if it is ≥ 0.5. It commits only
+///   if that differs from the committed value.
+/// - A drag release starts the spring (response 0.35 s, damping 0.82) at the finger's position
+///   with zero velocity (drag updates are not animated); a tap, key or external activation
+///   retargets the running spring, keeping its position and velocity. Reduce Motion: drag
+///   release eases out over 0.2 s; a tap jumps the position and cross-fades the appearance
+///   over 0.2 s.
+/// - What is presented never leaves 0…1: the spring may overshoot internally, but the thumb
+///   stops at its ends (SwiftUI clamps `translationX`) and the appearance is clamped.
 public struct ToggleInteraction: Sendable {
     // MARK: Constants
 
     /// Movement (points) from the down point that claims a drag.
     public static let dragThreshold = 10.0
-    /// UIScrollView's normal deceleration rate, used to project a release velocity.
-    public static let decelerationRate = 0.998
     /// Seconds by which a release velocity (points/s) is multiplied to give the extra
-    /// predicted translation: rate / (1 − rate) / 1000 = 0.499 s.
-    public static let projectionSeconds = decelerationRate / (1 - decelerationRate) / 1000
+    /// predicted translation. SwiftUI defines `DragGesture.Value.velocity` as
+    /// 4 × (predictedEndLocation − location), i.e. the prediction runs the velocity on for
+    /// a quarter second.
+    public static let projectionSeconds = 0.25
     /// Release velocities are clamped to ± this (points/s) before projection; it bounds the
     /// effect of a glitchy sample pair (two events a millisecond apart) without limiting a real
     /// flick, since at any toggle width ≥ 44 pt a flick far slower than this already flips.
     public static let maxFlickVelocity = 4000.0
-    /// The release velocity handed to the settle spring is clamped to ± this (progress per
-    /// second: a whole travel in a quarter second) so a hard flick lands with a small
-    /// overshoot instead of a bounce.
-    public static let maxHandoffVelocity = 4.0
 
     // MARK: State
 
@@ -117,15 +118,15 @@ public struct ToggleInteraction: Sendable {
     public var accessibility: AccessibilityState { AccessibilityState(isDark: isOn) }
 
     /// What to draw at `time`. During a drag both channels are the drag progress (independent
-    /// of time); otherwise the running animations at `time`. Appearance is clamped to 0…1; the
-    /// position may overshoot slightly while springing.
+    /// of time); otherwise the running animations at `time`. Both are clamped to 0…1: a spring
+    /// may overshoot internally, the presented thumb and appearance never do.
     public func visualState(at time: Double) -> ToggleVisualState {
         if case .dragging(let d) = gesture {
             let p = progress(of: d)
             return ToggleVisualState(appearance: p, position: p)
         }
         return ToggleVisualState(appearance: clamp01(appearanceAnimation.value(at: time)),
-                                 position: positionAnimation.value(at: time))
+                                 position: clamp01(positionAnimation.value(at: time)))
     }
 
     /// True when nothing moves at `time`: no pointer owns the toggle and both animations are at
@@ -204,6 +205,12 @@ public struct ToggleInteraction: Sendable {
         return toggle(at: time)
     }
 
+    /// The release rule: the predicted progress, clamped to 0…1, is on (dark) from 0.5
+    /// inclusive. `predictedTranslation` counts from where the drag started its progress.
+    public static func predictsOn(startProgress: Double, predictedTranslation: Double, travel: Double) -> Bool {
+        clamp01(startProgress + predictedTranslation / travel) >= 0.5
+    }
+
     // MARK: Gesture steps
 
     private func progress(of d: Drag) -> Double {
@@ -242,38 +249,36 @@ public struct ToggleInteraction: Sendable {
         let travel = metrics.translationTravel
         let velocity = min(max(tracker.velocity(at: t), -Self.maxFlickVelocity), Self.maxFlickVelocity)
         let predictedTranslation = d.translation + velocity * Self.projectionSeconds
-        let predicted = clamp01(d.startProgress + (predictedTranslation - d.translationAtClaim) / travel)
-        let wantsOn = predicted >= 0.5
+        let wantsOn = Self.predictsOn(startProgress: d.startProgress,
+                                      predictedTranslation: predictedTranslation - d.translationAtClaim, travel: travel)
         var committed: Bool? = nil
         if wantsOn != isOn {
             isOn = wantsOn
             commitCount += 1
             committed = wantsOn
         }
-        let p = progress(of: d)
-        var handoff = min(max(velocity / travel, -Self.maxHandoffVelocity), Self.maxHandoffVelocity)
-        if (p <= 0 && handoff < 0) || (p >= 1 && handoff > 0) { handoff = 0 }   // pinned at an end
-        settle(from: p, velocity: handoff, at: t)
+        // Drag updates are not animated, so the spring starts at the finger, at rest.
+        settle(from: progress(of: d), at: t)
         return committed
     }
 
     /// Ends any owned sequence without committing; a drag's visuals settle back.
     private mutating func endSequenceWithoutCommit(at t: Double) {
         if case .dragging(let d) = gesture {
-            settle(from: progress(of: d), velocity: 0, at: t)
+            settle(from: progress(of: d), at: t)
         }
         gesture = .idle
     }
 
-    /// Both channels from a drag's progress to the committed end.
-    private mutating func settle(from progress: Double, velocity: Double, at t: Double) {
+    /// Both channels from a drag's progress, at rest, to the committed end.
+    private mutating func settle(from progress: Double, at t: Double) {
         let end: Double = isOn ? 1 : 0
         if reduceMotion {
             let ease = ProgressAnimation.ease(EaseAnimator(from: progress, to: end, at: t))
             appearanceAnimation = ease
             positionAnimation = ease
         } else {
-            let spring = ProgressAnimation.spring(SpringAnimator(spring: spring, from: progress, velocity: velocity, to: end, at: t))
+            let spring = ProgressAnimation.spring(SpringAnimator(spring: spring, from: progress, velocity: 0, to: end, at: t))
             appearanceAnimation = spring
             positionAnimation = spring
         }

@@ -2,10 +2,8 @@
 public struct ToggleVisualState: Equatable, Sendable {
     /// Day/night appearance progress, 0 light … 1 dark (always within 0…1).
     public var appearance: Double
-    /// Celestial (sun/moon) position progress, 0 light … 1 dark. Springs may overshoot the
-    /// ends slightly (like SwiftUI), so this can leave 0…1 by a few percent; never by more
-    /// than the spring's own overshoot from a velocity of at most
-    /// `ToggleInteraction.maxHandoffVelocity`.
+    /// Celestial (sun/moon) position progress, 0 light … 1 dark (always within 0…1: the
+    /// thumb stops at its ends even while the spring behind it overshoots).
     public var position: Double
 
     public init(appearance: Double, position: Double) {
