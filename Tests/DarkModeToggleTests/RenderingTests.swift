@@ -47,11 +47,53 @@ func renderToggle(width: Double, scale: Double, frame: ToggleFrame, cached: Bool
         }
     }
 
-    @Test func celestialTravelsTheSpecDistance() {
-        // The sun's sprite moves by the travel (snapped to whole pixels) between the ends.
-        let r = ToggleRenderer(width: 130, scale: 1)
+    /// The celestial origin is placed at its exact spec position to within half a sub-pixel step
+    /// (1/16 px), at both ends, mid-travel, and at other scales and component origins.
+    @Test(arguments: [(130.0, 1.0), (260, 1), (130, 2), (333.3, 1.5)])
+    func celestialSitsAtItsExactPosition(width: Double, scale: Double) {
+        let r = ToggleRenderer(width: width, scale: scale)
+        let step = 1 / Double(ToggleRenderer.subpixelSteps)
+        for origin in [(x: 0, y: 0), (x: 17, y: -5)] {
+            for q in [0.0, 0.1234, 0.5, 0.77, 1.0] {
+                let c = r.celestialOrigin(origin, position: q)
+                #expect((0..<ToggleRenderer.subpixelSteps).contains(c.phaseX))
+                #expect((0..<ToggleRenderer.subpixelSteps).contains(c.phaseY))
+                let x = Double(c.x - origin.x) + Double(c.phaseX) * step
+                let y = Double(c.y - origin.y) + Double(c.phaseY) * step
+                #expect(abs(x - r.metrics.celestialOriginX(position: q) * scale) <= step / 2 + 1e-9, "q=\(q)")
+                #expect(abs(y - r.metrics.celestialOriginY * scale) <= step / 2 + 1e-9)
+            }
+        }
+        // At 130 pt, 1x: the spec's −90.17 and −22.54 are −91 + 7/8 and −23 + 4/8.
         let a = r.celestialOrigin((0, 0), position: 0), b = r.celestialOrigin((0, 0), position: 1)
-        #expect(a.x == -90 && b.x == -23)
+        if width == 130 && scale == 1 {
+            #expect(a == CelestialPlacement(x: -91, y: a.y, phaseX: 7, phaseY: a.phaseY))
+            #expect(b == CelestialPlacement(x: -23, y: b.y, phaseX: 4, phaseY: b.phaseY))
+        }
+    }
+
+    @Test(arguments: [0.0, 0.0624, 0.0626, 0.5, 0.99, 1.0, -0.0624, -0.0626, -0.5, -1.01, -7.3])
+    func subpixelSplitRoundsToTheNearestStep(v: Double) {
+        let s = ToggleRenderer.split(v)
+        let n = Double(ToggleRenderer.subpixelSteps)
+        #expect((0..<ToggleRenderer.subpixelSteps).contains(s.phase))
+        #expect(abs(Double(s.whole) + Double(s.phase) / n - v) <= 0.5 / n + 1e-12)
+    }
+
+    /// A slow motion moves the drawn sun by fractions of a pixel: consecutive positions 1/8 px
+    /// apart give different pixels (the old whole-pixel snap drew them identically), and an
+    /// eighth-pixel step changes the image far less than a whole-pixel step.
+    @Test func slowMotionIsDrawnBetweenPixels() {
+        let r = ToggleRenderer(width: 130, scale: 1)
+        let travel = r.metrics.translationTravel
+        let ambient = Ambient.state(time: 0, reduceMotion: true)
+        func image(_ dxPixels: Double) -> Pixmap {
+            renderToggle(width: 130, scale: 1, frame: ToggleFrame(appearance: 0, position: 0.3 + dxPixels / travel, ambient: ambient), cached: true)
+        }
+        let base = image(0), eighth = image(0.125), whole = image(1)
+        let small = maxChannelDifference(base, eighth).value, big = maxChannelDifference(base, whole).value
+        #expect(small > 0, "an eighth of a pixel must show")
+        #expect(small * 3 < big, "an eighth of a pixel moves edges a little: \(small) vs \(big)")
     }
 
     @Test func lightAndDarkLookRight() {

@@ -4,7 +4,7 @@ import Raster
 public struct ToggleFrame: Equatable, Sendable {
     /// Appearance progress: 0 light … 1 dark (sky, borders, sun/moon cross-fade).
     public var appearance: Double
-    /// Celestial position progress: 0 left (sun) … 1 right (moon); may overshoot slightly.
+    /// Celestial position progress: 0 left (sun) … 1 right (moon).
     public var position: Double
     /// Cloud offsets and star opacities.
     public var ambient: AmbientState
@@ -35,8 +35,13 @@ public struct ToggleFrame: Equatable, Sendable {
 /// shadows) is rasterized into its own layer and the frame is composed from those layers (see
 /// `ToggleSpriteCache`). `draw(..., cached: true)` keeps the pieces between frames (rebuilt
 /// when the scale changes, i.e. with a new renderer); `cached: false` rasterizes them all anew
-/// for the frame. Both produce the same pixels (tested). The celestial layer and the cloud
-/// offsets are placed on whole device pixels, so the sprites line up exactly.
+/// for the frame. Both produce the same pixels (tested).
+///
+/// Moving pieces (the sun and moon, the cloud groups) are drawn at their exact positions, as
+/// Core Graphics draws them, not snapped to whole pixels: a position splits into whole device
+/// pixels and a phase of 1/`subpixelSteps` px, and the piece is rasterized at that phase (each
+/// phase a sprite of its own, kept like any other piece) and composited at the whole-pixel part.
+/// The residual error is at most half a step (1/16 px).
 public final class ToggleRenderer {
     public let metrics: ToggleMetrics
     /// Device pixels per point.
@@ -60,18 +65,34 @@ public final class ToggleRenderer {
             .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
     }
 
-    /// Device position of the celestial artboard's origin, snapped to whole pixels.
-    func celestialOrigin(_ origin: (x: Int, y: Int), position: Double) -> (x: Int, y: Int) {
-        (origin.x + Int((metrics.celestialOriginX(position: position) * scale).rounded()),
-         origin.y + Int((metrics.celestialOriginY * scale).rounded()))
+    /// Sub-pixel positions per device pixel at which moving pieces are drawn.
+    public static let subpixelSteps = 8
+
+    /// Splits a device coordinate into whole pixels (floor) and a phase in 0..<subpixelSteps,
+    /// rounding to the nearest step: `v ≈ whole + phase / subpixelSteps`.
+    static func split(_ v: Double) -> SubpixelOffset {
+        let n = subpixelSteps
+        let q = Int((v * Double(n)).rounded())
+        let whole = q >= 0 ? q / n : -((n - 1 - q) / n)
+        return SubpixelOffset(whole: whole, phase: q - whole * n)
     }
 
-    func celestialTransform(_ o: (x: Int, y: Int)) -> Transform {
-        Transform.scale(celestialUnit, celestialUnit).concatenating(.translation(Double(o.x), Double(o.y)))
+    /// Device position of the celestial artboard's origin: whole pixels plus a phase on each axis.
+    func celestialOrigin(_ origin: (x: Int, y: Int), position: Double) -> CelestialPlacement {
+        let x = Self.split(metrics.celestialOriginX(position: position) * scale)
+        let y = Self.split(metrics.celestialOriginY * scale)
+        return CelestialPlacement(x: origin.x + x.whole, y: origin.y + y.whole, phaseX: x.phase, phaseY: y.phase)
     }
 
-    /// A cloud group's vertical offset in whole device pixels.
-    func cloudShift(_ offsetY: Double) -> Int { Int((offsetY * trackUnit).rounded()) }
+    /// The celestial artboard's transform for a placement (exact, phase included).
+    func celestialTransform(_ o: CelestialPlacement) -> Transform {
+        let n = Double(Self.subpixelSteps)
+        return Transform.scale(celestialUnit, celestialUnit)
+            .concatenating(.translation(Double(o.x) + Double(o.phaseX) / n, Double(o.y) + Double(o.phaseY) / n))
+    }
+
+    /// A cloud group's vertical offset in device pixels: whole pixels and a phase.
+    func cloudShift(_ offsetY: Double) -> SubpixelOffset { Self.split(offsetY * trackUnit) }
 
     /// The device rectangle the component can touch when its top-left is at `origin`, for any
     /// state: the component frame widened by the sun's and moon's travel and shadows.
@@ -118,9 +139,10 @@ public final class ToggleRenderer {
         return r
     }
 
-    /// Device bounds of a sun or moon with room for all its stacked shadows.
-    func bodyBounds(_ body: ToggleArt.Body, celestial o: (x: Int, y: Int)) -> IntRect {
-        let t = celestialTransform(o)
+    /// Device bounds of a sun or moon with room for all its stacked shadows, at any phase of
+    /// the placement's whole-pixel origin (one extra column and row for the sub-pixel part).
+    func bodyBounds(_ body: ToggleArt.Body, celestial o: CelestialPlacement) -> IntRect {
+        let t = celestialTransform(CelestialPlacement(x: o.x, y: o.y, phaseX: 0, phaseY: 0))
         let shape = body.shape.rect.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
         var box = Rect(x: t.apply(Point(shape.minX, shape.minY)).x, y: t.apply(Point(shape.minX, shape.minY)).y,
                        width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
@@ -130,7 +152,7 @@ public final class ToggleRenderer {
             let grown = box.insetBy(dx: -m, dy: -m)
             box = box.union(grown.offsetBy(dx: dx, dy: dy)).union(grown)
         }
-        return box
+        return IntRect(x: box.x, y: box.y, width: box.width + 1, height: box.height + 1)
     }
 
     /// Draws the component with its top-left at device `origin`.
@@ -182,7 +204,7 @@ public final class ToggleRenderer {
 
     /// A sun or moon as one layer: disc, gradient stroke, stacked shadows, (occlusion), then the
     /// view's opacity applied to all of it.
-    func drawBody(_ body: ToggleArt.Body, occlusion: Bool, on canvas: Canvas, celestial o: (x: Int, y: Int), opacity: Double) {
+    func drawBody(_ body: ToggleArt.Body, occlusion: Bool, on canvas: Canvas, celestial o: CelestialPlacement, opacity: Double) {
         canvas.transform = celestialTransform(o)
         canvas.beginLayer(deviceBounds: bodyBounds(body, celestial: o))
         let shape = body.shape
@@ -198,4 +220,23 @@ public final class ToggleRenderer {
         }
         canvas.endLayer(opacity: opacity)
     }
+}
+
+/// A device coordinate as whole pixels plus `phase` / `ToggleRenderer.subpixelSteps` of a pixel.
+struct SubpixelOffset: Equatable {
+    var whole: Int
+    var phase: Int
+}
+
+/// Where the celestial artboard's origin sits: whole device pixels plus a sub-pixel phase on each
+/// axis (in 1/`ToggleRenderer.subpixelSteps` px).
+struct CelestialPlacement: Equatable {
+    var x: Int
+    var y: Int
+    var phaseX: Int
+    var phaseY: Int
+
+    var whole: (x: Int, y: Int) { (x, y) }
+    /// One key per phase pair, for the sprite caches.
+    var phaseKey: Int { phaseY * ToggleRenderer.subpixelSteps + phaseX }
 }

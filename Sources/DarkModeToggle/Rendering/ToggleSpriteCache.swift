@@ -4,7 +4,9 @@ import Raster
 ///
 /// Pieces are rendered from the vector art on first use: the sky fills, outer borders and
 /// inner edges, the scene mask, each cloud group, each star, and the sun and the moon with their
-/// stacked shadows. Kept pieces know where their content is (`Sprite.indexRuns`), so a thin
+/// stacked shadows. The moving pieces (clouds, sun, moon) are kept once per sub-pixel phase they
+/// have been drawn at (at most `ToggleRenderer.subpixelSteps` per axis they move on), so motion
+/// is exact to 1/16 px and a frame at a phase seen before composites sprites only. Kept pieces know where their content is (`Sprite.indexRuns`), so a thin
 /// border or a disc costs what it covers when composited.
 ///
 /// A renderer keeps one instance per scale, so a frame where only the ambient clock moved
@@ -20,9 +22,11 @@ final class ToggleSpriteCache {
     private let measure: Canvas
     // Pieces, rendered on first use.
     private var daySky, nightSky, dayBorder, nightBorder, dayEdge, nightEdge, sceneMask: Sprite?
-    private var clouds: [Sprite?] = Array(repeating: nil, count: ToggleArt.cloudGroups.count)
+    /// Per cloud group, its sprites by vertical phase.
+    private var clouds: [[Int: Sprite]] = Array(repeating: [:], count: ToggleArt.cloudGroups.count)
     private var stars: [Sprite?] = Array(repeating: nil, count: ToggleArt.stars.count)
-    private var sun, moon: Sprite?
+    /// Sun and moon sprites by `CelestialPlacement.phaseKey`.
+    private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
     /// Index each piece's content runs (worth it only when pieces are kept for many frames).
     private let retained: Bool
     private var borrowed: [Pixmap] = []
@@ -88,15 +92,19 @@ final class ToggleSpriteCache {
         trackPiece(&sceneMask) { $0.fill(ToggleArt.trackInner.path, .solid(.white)) }
     }
 
-    private func cloud(_ i: Int) -> Sprite {
-        if let s = clouds[i] { return s }
+    /// Cloud group `i` drawn `phase` / subpixelSteps px lower than its artboard position.
+    private func cloud(_ i: Int, phase: Int) -> Sprite {
+        if let s = clouds[i][phase] { return s }
         let group = ToggleArt.cloudGroups[i]
-        let s = sprite(measure.deviceBounds(of: ToggleRenderer.cloudBounds(group)), trackTransform) { c in
+        var bounds = measure.deviceBounds(of: ToggleRenderer.cloudBounds(group))
+        bounds.height += 1   // room for the sub-pixel shift
+        let shift = Double(phase) / Double(ToggleRenderer.subpixelSteps)
+        let s = sprite(bounds, trackTransform.concatenating(.translation(0, shift))) { c in
             for center in group.circles {
                 c.fill(Path.circle(center: center, radius: ToggleArt.cloudRadius), .solid(ToggleArt.Palette.cloud))
             }
         }
-        clouds[i] = s
+        clouds[i][phase] = s
         return s
     }
 
@@ -111,14 +119,17 @@ final class ToggleSpriteCache {
         return s
     }
 
-    private func body(moon isMoon: Bool) -> Sprite {
-        if let s = isMoon ? moon : sun { return s }
-        let r = renderer, zero = (x: 0, y: 0)
+    /// The sun or moon drawn at the sub-pixel phase of `placement`, for whole-pixel origin 0,0.
+    private func body(moon isMoon: Bool, at placement: CelestialPlacement) -> Sprite {
+        let key = placement.phaseKey
+        if let s = isMoon ? moons[key] : suns[key] { return s }
+        let r = renderer
+        let home = CelestialPlacement(x: 0, y: 0, phaseX: placement.phaseX, phaseY: placement.phaseY)
         let art = isMoon ? ToggleArt.moon : ToggleArt.sun
-        let s = sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
-            r.drawBody(art, occlusion: isMoon, on: c, celestial: zero, opacity: 1)
+        let s = sprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
+            r.drawBody(art, occlusion: isMoon, on: c, celestial: home, opacity: 1)
         }
-        if isMoon { moon = s } else { sun = s }
+        if isMoon { moons[key] = s } else { suns[key] = s }
         return s
     }
 
@@ -156,7 +167,8 @@ final class ToggleSpriteCache {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
             canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.daySky))
             for (i, group) in ToggleArt.cloudGroups.enumerated() {
-                place(cloud(i), on: canvas, at: o, dy: r.cloudShift(frame.ambient.cloudOffsetsY[i]), opacity: group.opacity)
+                let shift = r.cloudShift(frame.ambient.cloudOffsetsY[i])
+                place(cloud(i, phase: shift.phase), on: canvas, at: o, dy: shift.whole, opacity: group.opacity)
             }
             if p > 0 { canvas.endLayer(opacity: 1 - p) }
         }
@@ -176,7 +188,7 @@ final class ToggleSpriteCache {
         if p > 0 { place(edge(night: true), on: canvas, at: o, opacity: p) }
 
         let c = r.celestialOrigin(o, position: frame.position)
-        if p < 1 { place(body(moon: false), on: canvas, at: c, opacity: 1 - p) }
-        if p > 0 { place(body(moon: true), on: canvas, at: c, opacity: p) }
+        if p < 1 { place(body(moon: false, at: c), on: canvas, at: c.whole, opacity: 1 - p) }
+        if p > 0 { place(body(moon: true, at: c), on: canvas, at: c.whole, opacity: p) }
     }
 }
