@@ -26,6 +26,10 @@ import Testing
         Expectation(file: "release-outside", commits: []),
         Expectation(file: "mouse-tap", commits: [true]),
         Expectation(file: "up-without-down", commits: [true]),
+        // Gentle releases: the quarter-second flick projection springs them back (issue 11).
+        Expectation(file: "gentle-release-030", commits: []),
+        Expectation(file: "gentle-release-038", commits: []),
+        Expectation(file: "flick-after-claim", commits: []),
         // Reduce Motion: the same gestures decide the same way.
         Expectation(file: "tap", commits: [true], reduceMotion: true),
         Expectation(file: "slow-drag-past-half", commits: [true], reduceMotion: true),
@@ -66,6 +70,16 @@ import Testing
                                                                      observe: { app, t in peak = max(peak, app.visualState(at: t).position) })
         let claim = 10 / (75 * 260 * 1.2 / 173)
         #expect(abs(peak - (0.3 - claim)) < 0.01, "peak \(peak)")
+    }
+
+    /// The gentle releases spring back from where the finger let go, not from never having
+    /// moved: the thumb reached the release progress each trace is named for.
+    @Test(arguments: [("gentle-release-030", 0.30), ("gentle-release-038", 0.38), ("flick-after-claim", 0.025)])
+    func gentleReleasesMovedTheThumb(file: String, released: Double) throws {
+        var peak = 0.0
+        _ = ReplayRunner(size: PixelSize(width: 800, height: 480)).run(try Self.events(file), initialDark: false,
+                                                                     observe: { app, t in peak = max(peak, app.visualState(at: t).position) })
+        #expect(abs(peak - released) < 0.01, "peak \(peak)")
     }
 
     @Test func windowCoordinatesAreScaled() {
