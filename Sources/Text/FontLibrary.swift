@@ -24,6 +24,13 @@ public enum FontWeight: Sendable, Equatable {
     }
 }
 
+/// Owns the FreeType library; every face keeps it alive (FT_Done_FreeType frees its faces).
+final class FreeTypeHandle {
+    let library: FT_Library
+    init(_ library: FT_Library) { self.library = library }
+    deinit { FT_Done_FreeType(library) }
+}
+
 /// One loaded face: a FreeType face for outlines and metrics and a HarfBuzz font on it (hb-ft).
 ///
 /// FreeType keeps one current size per face; `setPixelSize` sets it (fractional sizes allowed)
@@ -35,6 +42,7 @@ public final class FontFace {
     public let index: Int
     let ftFace: FT_Face
     let hbFont: OpaquePointer
+    private let owner: FreeTypeHandle
     /// Font units per em.
     public let unitsPerEm: Double
     /// Ascender, descender (negative below the baseline) and line height in font units (hhea / OS/2,
@@ -43,9 +51,9 @@ public final class FontFace {
     private var currentSize64: Int = -1
     private var outlines: [UInt32: Path] = [:]
 
-    init(library: FT_Library, file: String, index: Int) throws {
+    init(library: FreeTypeHandle, file: String, index: Int) throws {
         var face: FT_Face?
-        let err = FT_New_Face(library, file, FT_Long(index), &face)
+        let err = FT_New_Face(library.library, file, FT_Long(index), &face)
         guard err == 0, let face else { throw FontError("cannot open font \(file) (face \(index)): FreeType error \(err)") }
         guard face.pointee.face_flags & CFT_FACE_FLAG_SCALABLE != 0 else {
             FT_Done_Face(face)
@@ -53,6 +61,7 @@ public final class FontFace {
         }
         FT_Select_Charmap(face, CFT_ENCODING_UNICODE)
         self.ftFace = face
+        self.owner = library
         self.file = file
         self.index = index
         self.family = face.pointee.family_name.map { String(cString: $0) } ?? "?"
@@ -80,6 +89,9 @@ public final class FontFace {
         currentSize64 = s64
     }
 
+    /// Forgets the current size (after something else changed the FreeType face's size).
+    func invalidateSize() { currentSize64 = -1 }
+
     /// The glyph for a code point, 0 when the face has none.
     public func glyphIndex(_ scalar: Unicode.Scalar) -> UInt32 {
         UInt32(FT_Get_Char_Index(ftFace, FT_ULong(scalar.value)))
@@ -105,7 +117,7 @@ public final class FontFace {
 /// The shared font machinery: one FreeType library, one fontconfig configuration, and the
 /// faces loaded so far (by file and index). Not thread-safe; use from one thread.
 public final class FontLibrary {
-    let ft: FT_Library
+    let ft: FreeTypeHandle
     let fc: OpaquePointer
     private var faces: [String: FontFace] = [:]
 
@@ -118,13 +130,11 @@ public final class FontLibrary {
             FT_Done_FreeType(lib)
             throw FontError("fontconfig did not load its configuration")
         }
-        ft = lib
+        ft = FreeTypeHandle(lib)
         fc = config
     }
 
     deinit {
-        faces.removeAll()
-        FT_Done_FreeType(ft)
         FcConfigDestroy(fc)
     }
 

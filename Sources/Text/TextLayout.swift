@@ -68,7 +68,10 @@ public enum Shaper {
     /// combining marks) stay with the surrounding run when its face covers them. Runs are laid
     /// out left to right in logical order (no bidi reordering); within a run HarfBuzz uses the
     /// script's direction.
-    public static func shape(_ text: String, pixelSize: Double, fonts: FontSet, language: String? = nil) -> ShapedLine {
+    ///
+    /// `features` are HarfBuzz feature strings ("-kern", "+tnum"); none means the defaults.
+    public static func shape(_ text: String, pixelSize: Double, fonts: FontSet, language: String? = nil,
+                             features: [String] = []) -> ShapedLine {
         let scalars = Array(text.unicodeScalars)
         let ufuncs = hb_unicode_funcs_get_default()
 
@@ -116,6 +119,10 @@ public enum Shaper {
         var pen = 0.0
         let lang = language.map { hb_language_from_string($0, -1) } ?? hb_language_get_default()
         let codepoints = scalars.map { $0.value }
+        let hbFeatures: [hb_feature_t] = features.compactMap { f in
+            var feature = hb_feature_t()
+            return hb_feature_from_string(f, -1, &feature) != 0 ? feature : nil
+        }
         let buffer = hb_buffer_create()
         defer { hb_buffer_destroy(buffer) }
         var start = 0
@@ -134,7 +141,7 @@ public enum Shaper {
             hb_buffer_set_direction(buffer, dir)
             hb_buffer_set_script(buffer, scripts[start])
             hb_buffer_set_language(buffer, lang)
-            hb_shape(face.hbFont, buffer, nil, 0)
+            hbFeatures.withUnsafeBufferPointer { hb_shape(face.hbFont, buffer, $0.baseAddress, UInt32($0.count)) }
             var n: UInt32 = 0
             let infos = hb_buffer_get_glyph_infos(buffer, &n)
             let positions = hb_buffer_get_glyph_positions(buffer, &n)
