@@ -20,6 +20,11 @@ func statusKB(_ key: String) -> Int {
 
 func mb(_ kb: Int) -> String { String(format: "%.1f MB", Double(kb) / 1024) }
 
+/// VmRSS / VmHWM and the anonymous vs file-backed split of the resident set.
+func memory() -> String {
+    "RSS \(mb(statusKB("VmRSS"))) (anon \(mb(statusKB("RssAnon"))), file \(mb(statusKB("RssFile")))), HWM \(mb(statusKB("VmHWM")))"
+}
+
 func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
@@ -86,15 +91,17 @@ func sample(_ args: [String]) throws {
 func measure(_ args: [String]) throws {
     let scale = try number(args, "--scale", 2)
     let frames = Int(try number(args, "--frames", 600))
-    let hwm0 = statusKB("VmHWM"), rss0 = statusKB("VmRSS")
+    let hwm0 = statusKB("VmHWM")
+    print("start:                 \(memory())")
     let clock = ContinuousClock()
     var t0 = clock.now
     let lib = try FontLibrary()
     let tInit = clock.now - t0
-    let hwm1 = statusKB("VmHWM"), rss1 = statusKB("VmRSS")
+    print("after FontLibrary():   \(memory())")
     t0 = clock.now
     let sets = try Language.allCases.map { try lib.fontSet(family: "Inter", weight: .semibold, language: $0.tag) }
     let tSets = clock.now - t0
+    print("after two font sets:   \(memory())")
     // Shape everything once so fallback faces (CJK) are loaded.
     t0 = clock.now
     var lines: [(ShapedLine, GlyphRenderer, Language)] = []
@@ -103,9 +110,10 @@ func measure(_ args: [String]) throws {
         for (text, pt) in labels(StringTable(lang)) {
             lines.append((Shaper.shape(text, pixelSize: pt * scale, fonts: fonts, language: lang.tag), r, lang))
         }
+        print("after shaping \(lang.tag):".padding(toLength: 23, withPad: " ", startingAt: 0) + memory())
     }
     let tFirstShape = clock.now - t0
-    let hwm2 = statusKB("VmHWM"), rss2 = statusKB("VmRSS")
+    let hwm2 = statusKB("VmHWM")
     print("fonts: FontLibrary() (FreeType + fontconfig config and cache) \(String(format: "%.1f", seconds(tInit) * 1000)) ms, "
           + "two font sets \(String(format: "%.1f", seconds(tSets) * 1000)) ms, first shaping of 8 labels "
           + "(loads faces) \(String(format: "%.1f", seconds(tFirstShape) * 1000)) ms")
@@ -152,10 +160,8 @@ func measure(_ args: [String]) throws {
                      lang.tag, scale, cold * 1e6, percentile(ts, 0.5) * 1e6, percentile(ts, 0.99) * 1e6,
                      r.cachedGlyphCount, r.cachedBytes))
     }
-    let hwm3 = statusKB("VmHWM"), rss3 = statusKB("VmRSS")
-    print("RSS (VmRSS / VmHWM): start \(mb(rss0)) / \(mb(hwm0)); after FontLibrary() \(mb(rss1)) / \(mb(hwm1)); "
-          + "after font sets + shaping \(mb(rss2)) / \(mb(hwm2)); after drawing (incl. 8 MB frame) \(mb(rss3)) / \(mb(hwm3))")
-    print("added by fonts (VmHWM after shaping − start): \(mb(hwm2 - hwm0))")
+    print("after drawing (a 1920×1080 frame is 7.9 MB): \(memory())")
+    print("added by fonts (VmHWM after shaping − VmHWM at start): \(mb(hwm2 - hwm0))")
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
