@@ -5,34 +5,28 @@ import Raster
 @Suite struct GlyphRenderingTests {
     /// Our exact-area coverage of decomposed outlines against two independent measures: the
     /// outline's area from a fine flattening (shoelace), and FreeType's own smooth rasterizer.
-    @Test(arguments: ["O", "g", "a", "S", "@", "原", "鲜"])
-    func coverageMatchesOutlineAreaAndFreeType(_ char: String) throws {
-        let fonts = try makeFonts(language: "zh-Hans")
-        let scalar = char.unicodeScalars.first!
-        guard let fi = fonts.faceIndex(for: scalar) else {
-            #expect(!notoCJKInstalled, "no face for \(char) although fonts-noto-cjk is installed")
-            return
-        }
+    func checkCoverage(_ fonts: FontSet, face fi: Int, char: String, size: Double = 40) throws {
         let face = fonts.faces[fi]
-        let gid = face.glyphIndex(scalar)
-        let size = 40.0
+        let gid = face.glyphIndex(char.unicodeScalars.first!)
+        try #require(gid != 0)
         let renderer = GlyphRenderer(fonts: fonts)
         for phase in 0..<GlyphRenderer.phases {
             let ours = renderer.bitmap(face: fi, glyph: gid, pixelSize: size, phase: phase)
             let t = GlyphRenderer.glyphTransform(face: face, pixelSize: size, phase: phase)
             let (area, perimeter) = areaAndPerimeter(face.outline(glyph: gid), t)
+            #expect(area > 0.05 * size * size, "\(char): outline area \(area) is implausibly small")
             let oursArea = Double(ours.coverageSum) / 255
             // (1) Against the outline's own area: our coverage flattens at 0.01 px (chord loss
             // ≤ ⅔·0.01 per px of perimeter) and rounds each boundary pixel to 1/255 (≤ 0.5/255 per
-            // boundary pixel, about one per px of perimeter). Inter and Noto CJK outlines do not
+            // boundary pixel, about one per px of perimeter). These fonts' outlines do not
             // overlap, so the shoelace area is the filled area.
             let bound1 = perimeter * (2.0 / 3 * 0.01 + 0.5 / 255)
             #expect(abs(oursArea - area) <= bound1,
                     "\(char) phase \(phase): coverage \(oursArea) vs outline area \(area) (bound \(bound1))")
             // (2) Against FreeType's rasterizer on its own scaled outline: FreeType rounds the
-            // scaled points to 1/64 px (an edge moves ≤ 1/128 px), flattens curves to about
-            // 1/16 px chord depth (loss ≤ ⅔·1/16 per px of perimeter) and rounds coverage per
-            // pixel too. Those bound the difference in total coverage.
+            // scaled points to 1/64 px (an edge moves ≤ 1/128 px), flattens curves more coarsely
+            // (its split thresholds leave chords up to about 1/16 px deep: loss ≤ ⅔·1/16 per px
+            // of perimeter) and rounds coverage per pixel too. Those bound the difference.
             let ft = try #require(freeTypeRender(face, glyph: gid, pixelSize: size, phase: phase))
             let ftArea = Double(ft.sum) / 255
             let bound2 = perimeter * (1.0 / 128 + 2.0 / 3 / 16 + 2 * 0.5 / 255) + bound1
@@ -43,6 +37,31 @@ import Raster
             #expect(abs((ours.left + ours.width) - (ft.left + ft.width)) <= 1)
             #expect(abs((ours.top + ours.height) - (ft.top + ft.height)) <= 1)
         }
+    }
+
+    /// Inter and Noto Sans CJK are CFF fonts: cubic segments.
+    @Test(arguments: ["O", "g", "a", "S", "@", "原", "鲜"])
+    func cubicOutlinesMatchAreaAndFreeType(_ char: String) throws {
+        let fonts = try makeFonts(language: "zh-Hans")
+        guard let fi = fonts.faceIndex(for: char.unicodeScalars.first!) else {
+            #expect(!notoCJKInstalled, "no face for \(char) although fonts-noto-cjk is installed")
+            return
+        }
+        let path = fonts.faces[fi].outline(glyph: fonts.faces[fi].glyphIndex(char.unicodeScalars.first!))
+        #expect(path.elements.contains { if case .cubic = $0 { return true } else { return false } })
+        try checkCoverage(fonts, face: fi, char: char)
+    }
+
+    /// DejaVu Sans is a TrueType font: conic (quadratic) segments.
+    @Test(arguments: ["O", "g", "a", "S", "@"])
+    func quadraticOutlinesMatchAreaAndFreeType(_ char: String) throws {
+        let fonts = try FontLibrary().fontSet(family: "DejaVu Sans", weight: .regular, fallback: false)
+        try #require(fonts.primary.family == "DejaVu Sans" && fonts.primary.file.hasSuffix(".ttf"),
+                     "needs fonts-dejavu-core; got \(fonts.primary.file)")
+        let path = fonts.primary.outline(glyph: fonts.primary.glyphIndex(char.unicodeScalars.first!))
+        #expect(path.elements.contains { if case .quad = $0 { return true } else { return false } })
+        #expect(!path.elements.contains { if case .cubic = $0 { return true } else { return false } })
+        try checkCoverage(fonts, face: 0, char: char)
     }
 
     @Test func cachedDrawingEqualsUncachedDrawing() throws {
