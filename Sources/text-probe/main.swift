@@ -1,5 +1,5 @@
 // text-probe: renders a sample of the page's labels and measures the text stack.
-//   text-probe sample --out FILE.png [--scale S]   both languages, light and dark
+//   text-probe sample --out FILE.png [--scale S] [--sf-tracking]   both languages, light and dark
 //   text-probe measure [--scale S] [--frames N]    RSS of loading fonts, shaping and drawing times
 import Foundation
 import Raster
@@ -39,6 +39,12 @@ func labels(_ t: StringTable) -> [(String, Double)] {
     [(t[.original], 17), (t[.vivid], 17), (t[.useSystemSetting], 16), (t[.followingSystem], 16)]
 }
 
+/// SF Pro's built-in tracking (Apple HIG table, points at that size) as em: 16 pt −0.31, 17 pt −0.43.
+func sfProTracking(points: Double) -> Double {
+    let table: [Double: Double] = [16: -0.31, 17: -0.43]
+    return (table[points] ?? 0) / points
+}
+
 func option(_ args: [String], _ name: String) throws -> String? {
     guard let i = args.firstIndex(of: name) else { return nil }
     guard i + 1 < args.count else { throw Failure(description: "\(name) needs a value", code: 2) }
@@ -56,6 +62,7 @@ func number(_ args: [String], _ name: String, _ def: Double) throws -> Double {
 func sample(_ args: [String]) throws {
     guard let out = try option(args, "--out") else { throw Failure(description: "sample needs --out FILE.png", code: 2) }
     let scale = try number(args, "--scale", 2)
+    let sfTracking = args.contains("--sf-tracking")
     let lib = try FontLibrary()
     let pad = 12.0 * scale
     let w = Int(560 * scale), rowH = 30.0 * scale
@@ -72,7 +79,8 @@ func sample(_ args: [String]) throws {
         for w in fonts.warnings { FileHandle.standardError.write(Data("\(w)\n".utf8)) }
         let renderer = GlyphRenderer(fonts: fonts)
         for (text, pt) in labels(StringTable(lang)) {
-            let line = Shaper.shape(text, pixelSize: pt * scale, fonts: fonts, language: lang.tag)
+            let line = Shaper.shape(text, pixelSize: pt * scale, fonts: fonts, language: lang.tag,
+                                    tracking: sfTracking ? sfProTracking(points: pt) : 0)
             for w in line.warnings { FileHandle.standardError.write(Data("\(w)\n".utf8)) }
             let base = y + (rowH + line.ascent - line.descent) / 2
             renderer.draw(line, on: canvas, baselineOrigin: Point(pad, base), color: Color(r: 0, g: 0, b: 0, a: 0.68))

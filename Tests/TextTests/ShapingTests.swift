@@ -49,6 +49,17 @@ import Raster
         #expect(abs(b.width - 2 * a.width) <= Double(a.glyphs.count) * 3 / 64, "\(a.width) \(b.width)")
     }
 
+    @Test func trackingSpacesClusters() throws {
+        let fonts = try makeFonts()
+        let plain = Shaper.shape("Original", pixelSize: 17, fonts: fonts)
+        let tight = Shaper.shape("Original", pixelSize: 17, fonts: fonts, tracking: -0.026)
+        // Seven gaps between eight letters, none after the last.
+        #expect(abs(tight.width - (plain.width - 7 * 0.026 * 17)) < 1e-9)
+        for (i, (a, b)) in zip(plain.glyphs, tight.glyphs).enumerated() {
+            #expect(abs(b.x - (a.x - Double(i) * 0.026 * 17)) < 1e-9)
+        }
+    }
+
     @Test func layoutReshapesOnlyWhenTextOrSizeChanges() throws {
         let fonts = try makeFonts()
         var layout = TextLayout()
