@@ -33,6 +33,13 @@ public enum Language: String, CaseIterable, Sendable {
         return ["cn", "sg", "hans"].contains(String(parts[1])) ? .simplifiedChinese : .english
     }
 
+    /// The language to use: an explicit code (`--lang`, a config key) wins; without one the
+    /// environment decides. A bad explicit code is an error naming it.
+    public static func resolve(explicit code: String?, environment env: [String: String]) throws -> Language {
+        if let code { return try Language(code: code) }
+        return fromEnvironment(env)
+    }
+
     /// The language from locale environment values, POSIX precedence for messages:
     /// LC_ALL, then LC_MESSAGES, then LANG; empty values count as unset. A pure function: pass
     /// `ProcessInfo.processInfo.environment`.

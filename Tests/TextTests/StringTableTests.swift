@@ -37,6 +37,14 @@ import Testing
         #expect(Language.fromEnvironment(["LC_CTYPE": "zh_CN.UTF-8"]) == .english)
     }
 
+    @Test func explicitCodeWinsOverEnvironment() throws {
+        #expect(try Language.resolve(explicit: "en", environment: ["LANG": "zh_CN.UTF-8"]) == .english)
+        #expect(try Language.resolve(explicit: nil, environment: ["LANG": "zh_CN.UTF-8"]) == .simplifiedChinese)
+        #expect(throws: Language.UnknownCode(code: "xx")) {
+            try Language.resolve(explicit: "xx", environment: ["LANG": "zh_CN.UTF-8"])
+        }
+    }
+
     @Test func explicitCodes() throws {
         #expect(try Language(code: "en") == .english)
         #expect(try Language(code: "zh-Hans") == .simplifiedChinese)
