@@ -32,7 +32,11 @@ public final class GlyphRenderer {
     }
 
     public let fonts: FontSet
+    /// When the cache holds more coverage bytes than this it is emptied before the next glyph is
+    /// added (the page's labels need well under 100 KB; a size change then cannot grow it forever).
+    public var maxCachedBytes = 4 << 20
     private var cache: [Key: GlyphBitmap] = [:]
+    private var bytes = 0
     private let rasterizer = Rasterizer()
     /// Cache statistics since creation.
     public private(set) var hits = 0, misses = 0
@@ -41,9 +45,9 @@ public final class GlyphRenderer {
 
     public var cachedGlyphCount: Int { cache.count }
     /// Bytes of coverage held by the cache.
-    public var cachedBytes: Int { cache.values.reduce(0) { $0 + $1.coverage.count } }
+    public var cachedBytes: Int { bytes }
 
-    public func removeAll() { cache.removeAll() }
+    public func removeAll() { cache.removeAll(); bytes = 0 }
 
     /// Splits a device x into the integer pixel and the quarter-pixel phase (0…3).
     @inline(__always)
@@ -78,7 +82,9 @@ public final class GlyphRenderer {
             }
         }
         let b = GlyphBitmap(left: box.x, top: box.y, width: max(0, box.width), height: max(0, box.height), coverage: cov)
+        if bytes + cov.count > maxCachedBytes { removeAll() }
         cache[key] = b
+        bytes += cov.count
         return b
     }
 
@@ -97,6 +103,15 @@ public final class GlyphRenderer {
                             atDevice: px + b.left, gy + b.top, color)
             }
         }
+    }
+
+    /// Draws `line` with its baseline's left end at `point` in the canvas's user space. The
+    /// canvas transform must be a translation and scale (the page is drawn unrotated), and the line
+    /// shaped at the device size (points × that scale).
+    public func draw(_ line: ShapedLine, on canvas: Canvas, at point: Point, color: Color) {
+        precondition(canvas.transform.b == 0 && canvas.transform.c == 0,
+                     "GlyphRenderer draws with axis-aligned transforms only")
+        draw(line, on: canvas, baselineOrigin: canvas.transform.apply(point), color: color)
     }
 
     /// The same picture without the cache: every glyph's outline is filled through the canvas

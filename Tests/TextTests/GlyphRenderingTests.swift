@@ -103,6 +103,27 @@ import Raster
         }
     }
 
+    @Test func cacheIsBoundedAndUserSpaceDrawingMapsThroughTheTransform() throws {
+        let fonts = try makeFonts()
+        let r = GlyphRenderer(fonts: fonts)
+        let line = Shaper.shape("Following System", pixelSize: 32, fonts: fonts)
+        let pix = Pixmap(width: 400, height: 60)
+        r.draw(line, on: Canvas(pix), baselineOrigin: Point(10, 44), color: .black)
+        let full = r.cachedBytes
+        #expect(full > 0)
+        r.maxCachedBytes = full / 2
+        r.removeAll()
+        r.draw(line, on: Canvas(Pixmap(width: 400, height: 60)), baselineOrigin: Point(10, 44), color: .black)
+        #expect(r.cachedBytes <= full / 2)
+        // Drawing at a user point under a scale-and-translate transform lands where the device
+        // point would.
+        let viaUser = Pixmap(width: 400, height: 60)
+        let canvas = Canvas(viaUser)
+        canvas.transform = Transform(a: 2, b: 0, c: 0, d: 2, tx: 4, ty: 0)
+        r.draw(line, on: canvas, at: Point(3, 22), color: .black)
+        for y in 0..<60 { for x in 0..<400 where viaUser[x, y] != pix[x, y] { Issue.record("differs at \(x),\(y)"); return } }
+    }
+
     @Test func subPixelPhaseShiftsCoverage() throws {
         let fonts = try makeFonts()
         let r = GlyphRenderer(fonts: fonts)
