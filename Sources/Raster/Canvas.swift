@@ -134,6 +134,24 @@ public final class Canvas {
         }
     }
 
+    /// Blends `color` through an 8-bit coverage mask (`width`×`height`, row stride `stride`
+    /// bytes) whose top-left sits at device pixel (x, y); clipped, transform ignored. Cached
+    /// glyph coverage is drawn this way (the same span kernel as path fills).
+    public func fill(coverage: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int,
+                     atDevice x: Int, _ y: Int, _ color: Color) {
+        let target = current
+        let r = IntRect(x: x, y: y, width: width, height: height).intersection(drawableBounds)
+        guard !r.isEmpty else { return }
+        let packed = color.premultiplied8.packed
+        guard packed != 0 else { return }
+        let pix = target.pixmap
+        for row in r.minY..<r.maxY {
+            Blend.solidSpan(pix.pixels + (row - target.origin.y) * pix.stride + (r.minX - target.origin.x),
+                            count: r.width, color: packed,
+                            coverage: coverage + (row - y) * stride + (r.minX - x))
+        }
+    }
+
     // MARK: Layers
 
     /// Starts an off-screen layer covering `deviceBounds` (clipped to what is drawable).
