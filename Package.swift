@@ -21,6 +21,9 @@ let package = Package(
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
         .target(name: "DarkModeToggle", dependencies: ["Raster"]),
         .target(name: "Kiosk", dependencies: ["DarkModeToggle", "Raster"]),
@@ -30,5 +33,10 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk"], resources: [.copy("Traces")]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL"]),
+        // Live appearance sources (issue 14): pure rules, then the sd-bus/inotify edge.
+        .target(name: "Appearance"),
+        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
+        .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
     ]
 )
