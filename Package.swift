@@ -38,5 +38,11 @@ let package = Package(
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
+        // Kiosk-grade operation (issue 15): sd-daemon notify/watchdog/journal priorities, and a
+        // coalescing background writer for preference saves.
+        .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
+        .target(name: "CoalescingWriter"),
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
+        .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
     ]
 )
