@@ -163,3 +163,45 @@ import Glibc
         notifier.stopping(status: "stopping: probe done")
     }
 }
+
+/// The e2e listener script (Tests/e2e/lib/notify-listener.py) records what the notifier sends,
+/// with the sender's pid, and releases sd_notify_barrier.
+@Suite struct NotifyListenerScriptTests {
+    @Test func scriptRecordsTheProbeWithItsPid() throws {
+        let python = "/usr/bin/python3"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "Debian's python3 is needed (.ci/run installs it)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../e2e/lib/notify-listener.py").standardized.path
+        let dir = NSTemporaryDirectory() + "/notify-py-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socketPath = dir + "/n.sock", logPath = dir + "/log.jsonl"
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: python)
+        listener.arguments = [script, socketPath, logPath]
+        try listener.run()
+        defer { if listener.isRunning { listener.terminate(); listener.waitUntilExit() } }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !FileManager.default.fileExists(atPath: socketPath), Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: socketPath), "the listener did not create \(socketPath)")
+
+        let started = Date()
+        let run = try NotifyProtocolTests.runProbe(["NOTIFY_SOCKET": socketPath, "WATCHDOG_USEC": "2000000"], mode: "once")
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        // The barrier after STOPPING=1 waits at most 0.5 s; the listener closes its fd at once.
+        #expect(Date().timeIntervalSince(started) < 5)
+        listener.terminate()
+        listener.waitUntilExit()
+        #expect(listener.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath), "the listener left its socket behind")
+
+        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+        let records = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let fields = records.map { ($0["fields"] as? [String: String]) ?? [:] }
+        #expect(fields.map { $0.keys.sorted() } == [["READY", "STATUS"], ["WATCHDOG"], ["STATUS", "STOPPING"], ["BARRIER"]],
+                "\(lines)")
+        #expect(fields.first?["STATUS"] == "probe: watchdog every 1000000 us (own)")
+        let pids = Set(records.compactMap { $0["pid"] as? Int })
+        #expect(pids.count == 1 && !pids.contains(Int(getpid())), "sender pids \(pids): expected the child's")
+    }
+}
