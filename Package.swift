@@ -21,6 +21,9 @@ let package = Package(
         .systemLibrary(
             name: "CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
@@ -36,5 +39,16 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk"], resources: [.copy("Traces")]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL"]),
+        // Live appearance sources (issue 14): pure rules, then the sd-bus/inotify edge.
+        .target(name: "Appearance"),
+        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
+        .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
+        // Kiosk-grade operation (issue 15): sd-daemon notify/watchdog/journal priorities, and a
+        // coalescing background writer for preference saves.
+        .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
+        .target(name: "CoalescingWriter"),
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
+        .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
     ]
 )

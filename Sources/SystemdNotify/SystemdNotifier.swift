@@ -1,0 +1,112 @@
+import CSystemd
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk's side of the sd_notify(3) protocol, through libsystemd's sd-daemon: `READY=1`,
+/// `STATUS=…`, `WATCHDOG=1`, `STOPPING=1`. Every call is a cheap no-op when `NOTIFY_SOCKET`
+/// is not set (not started by systemd with `Type=notify`), so the host calls them
+/// unconditionally. Thread-safe: sd_notify opens a fresh datagram socket per message.
+public struct SystemdNotifier: Sendable {
+    /// Whether `NOTIFY_SOCKET` was set when the notifier was made.
+    public let isEnabled: Bool
+    /// The watchdog decision (for one log line at start-up).
+    public let watchdog: WatchdogEnvironment.Decision
+
+    /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` (leaves them in the
+    /// environment: cage and children may read them too).
+    public init() {
+        isEnabled = getenv("NOTIFY_SOCKET").map { $0.pointee != 0 } ?? false
+        var usec: UInt64 = 0
+        let r = sd_watchdog_enabled(0, &usec)
+        if r > 0 {
+            watchdog = .on(microseconds: usec, asParentOf: false)
+        } else if r < 0 {
+            watchdog = .off(reason: "invalid watchdog settings (\(String(cString: strerror(-r))))")
+        } else {
+            // sd_watchdog_enabled says no when WATCHDOG_PID is another process; it may be our
+            // parent, the compositor the unit started (see WatchdogEnvironment).
+            watchdog = WatchdogEnvironment.decide(usec: Self.env("WATCHDOG_USEC"), pid: Self.env("WATCHDOG_PID"),
+                                                  ownPID: getpid(), parentPID: getppid())
+        }
+    }
+
+    /// A schedule for the pings at half the watchdog timeout; nil without a watchdog (or
+    /// without a notify socket to send the pings to).
+    public var watchdogSchedule: WatchdogSchedule? {
+        guard isEnabled, case .on(let usec, _) = watchdog else { return nil }
+        return WatchdogSchedule(watchdogMicroseconds: usec)
+    }
+
+    /// `READY=1`, with a status line if given: send once the first frame is on screen.
+    @discardableResult
+    public func ready(status: String? = nil) -> Bool {
+        send("READY=1" + (status.map { "\nSTATUS=" + Self.oneLine($0) } ?? ""))
+    }
+
+    /// `STATUS=…` (shown by `systemctl status`); newlines become spaces.
+    @discardableResult
+    public func status(_ text: String) -> Bool { send("STATUS=" + Self.oneLine(text)) }
+
+    /// `WATCHDOG=1`: the loop is alive.
+    @discardableResult
+    public func watchdogPing() -> Bool { send("WATCHDOG=1") }
+
+    /// `STOPPING=1` (with a status line if given), then waits up to `barrierTimeout` seconds
+    /// for the service manager to have read it (sd_notify_barrier): a process that exits right
+    /// after sending can otherwise lose the message, because systemd attributes a datagram
+    /// from a non-main process (NotifyAccess=all, under cage) by looking the sender up.
+    @discardableResult
+    public func stopping(status: String? = nil, barrierTimeout: Double = 0.5) -> Bool {
+        let sent = send("STOPPING=1" + (status.map { "\nSTATUS=" + Self.oneLine($0) } ?? ""))
+        if sent, barrierTimeout > 0 {
+            _ = sd_notify_barrier(0, UInt64(barrierTimeout * 1_000_000))
+        }
+        return sent
+    }
+
+    /// Sends `state` as is; true when it was sent.
+    @discardableResult
+    public func send(_ state: String) -> Bool {
+        guard isEnabled else { return false }
+        return sd_notify(0, state) > 0
+    }
+
+    private static func oneLine(_ s: String) -> String {
+        String(s.map { $0 == "\n" || $0 == "\r" ? " " : $0 })
+    }
+
+    private static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}
+
+/// Writes log lines to stderr, with journald priority prefixes when stderr is the journal
+/// (decided once, from `JOURNAL_STREAM` and stderr's device and inode).
+public struct ServiceLog: Sendable {
+    public let toJournal: Bool
+
+    public static let standardError = ServiceLog()
+
+    public init() {
+        var st = stat()
+        let journalStream = getenv("JOURNAL_STREAM").map { String(cString: $0) }
+        toJournal = fstat(STDERR_FILENO, &st) == 0
+            && JournalStream.isJournal(journalStream: journalStream, stderrDevice: UInt64(st.st_dev), stderrInode: UInt64(st.st_ino))
+    }
+
+    public func error(_ message: String) { write(message, priority: .error) }
+    public func warning(_ message: String) { write(message, priority: .warning) }
+    public func info(_ message: String) { write(message, priority: .info) }
+
+    /// One write(2) per message, so lines from two threads do not interleave mid-line.
+    public func write(_ message: String, priority: LogPriority) {
+        var bytes = Array(JournalStream.format(message, priority: priority, journal: toJournal).utf8)
+        bytes.withUnsafeMutableBytes { buf in
+            var offset = 0
+            while offset < buf.count {
+                let n = Glibc.write(STDERR_FILENO, buf.baseAddress! + offset, buf.count - offset)
+                if n < 0 { if errno == EINTR { continue } else { return } }
+                offset += n
+            }
+        }
+    }
+}

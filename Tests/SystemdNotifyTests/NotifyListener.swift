@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A stand-in for systemd's notify socket: an AF_UNIX datagram socket in a fresh temporary
+/// folder that records every datagram with its arrival time (CLOCK_MONOTONIC seconds). Pass
+/// `path` as `NOTIFY_SOCKET` to the process under test.
+///
+/// Ancillary data is not read: a `BARRIER=1` message's file descriptor is discarded by the
+/// kernel when the receive buffer has no room for it, which closes the pipe and releases the
+/// sender's sd_notify_barrier — what systemd does after processing the message.
+final class NotifyListener: @unchecked Sendable {
+    struct Datagram: Sendable {
+        var time: Double
+        var text: String
+        /// The `KEY=VALUE` lines.
+        var fields: [String: String] {
+            var out: [String: String] = [:]
+            for line in text.split(separator: "\n") {
+                guard let eq = line.firstIndex(of: "=") else { continue }
+                out[String(line[..<eq])] = String(line[line.index(after: eq)...])
+            }
+            return out
+        }
+    }
+
+    let folder: String
+    let path: String
+    private let fd: Int32
+    private let lock = NSCondition()
+    private var received: [Datagram] = []
+    private var closed = false
+    private var thread: Thread?
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/notify-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw ListenerError("mkdtemp: \(String(cString: strerror(errno)))") }
+        folder = String(cString: made)
+        path = folder + "/notify.sock"
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ListenerError("socket: \(String(cString: strerror(errno)))") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else { throw ListenerError("socket path too long: \(path)") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { throw ListenerError("bind \(path): \(String(cString: strerror(errno)))") }
+        // Wake up every 50 ms to notice close().
+        var tv = timeval(tv_sec: 0, tv_usec: 50_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let t = Thread { [self] in receiveLoop() }
+        thread = t
+        t.start()
+    }
+
+    deinit {
+        close()
+        Glibc.close(fd)
+        unlink(path)
+        rmdir(folder)
+    }
+
+    func close() {
+        lock.lock(); closed = true; lock.unlock()
+    }
+
+    var datagrams: [Datagram] {
+        lock.lock(); defer { lock.unlock() }
+        return received
+    }
+
+    /// Waits until `predicate` holds for the datagrams so far, or `timeout` seconds pass.
+    @discardableResult
+    func wait(timeout: Double, until predicate: ([Datagram]) -> Bool) -> [Datagram] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock(); defer { lock.unlock() }
+        while !predicate(received), lock.wait(until: deadline) {}
+        return received
+    }
+
+    static func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    private func receiveLoop() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            lock.lock(); let stop = closed; lock.unlock()
+            if stop { return }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 { continue }  // timeout or EINTR
+            let text = String(decoding: buffer[0..<n], as: UTF8.self)
+            lock.lock()
+            received.append(Datagram(time: Self.monotonicNow(), text: text))
+            lock.broadcast()
+            lock.unlock()
+        }
+    }
+}
+
+struct ListenerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}

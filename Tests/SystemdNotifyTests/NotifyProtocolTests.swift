@@ -1,0 +1,207 @@
+import Foundation
+import Testing
+import SystemdNotify
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The notifier through a real NOTIFY_SOCKET: a child process (this test executable, filtered
+/// to `NotifyProbeChild`) gets NOTIFY_SOCKET / WATCHDOG_USEC / WATCHDOG_PID in its
+/// environment, exactly as systemd (or cage under systemd) passes them, and the listener here
+/// records what arrives.
+@Suite struct NotifyProtocolTests {
+    /// Runs the probe child with `environment` added to (or, for nil values, removed from) ours.
+    static func runProbe(_ environment: [String: String?], mode: String, stderrPath: String? = nil)
+        throws -> (status: Int32, stdout: String)
+    {
+        var env = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { env[key] = nil }
+        for (k, v) in environment { env[k] = v }
+        env["DMK_NOTIFY_PROBE"] = mode
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: testExecutable)
+        p.arguments = ["--testing-library", "swift-testing", "--filter", "NotifyProbeChild"]
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        if let stderrPath {
+            p.standardError = FileHandle(forWritingAtPath: stderrPath)
+        }
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static var testExecutable: String {
+        var buf = [CChar](repeating: 0, count: 4097)
+        let n = readlink("/proc/self/exe", &buf, 4096)
+        return n > 0 ? String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
+    }
+
+    @Test func readyStatusWatchdogAndStoppingArriveInOrder() throws {
+        let listener = try NotifyListener()
+        defer { listener.close() }
+        // 200 ms watchdog → a ping every 100 ms; WATCHDOG_PID unset: sd_watchdog_enabled decides.
+        let started = NotifyListener.monotonicNow()
+        let run = try Self.runProbe(["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000"], mode: "loop")
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        let got = listener.wait(timeout: 5) { $0.contains { $0.fields["BARRIER"] == "1" } }
+        let kinds = got.map { d -> String in
+            let f = d.fields
+            return f["READY"] != nil ? "READY" : f["WATCHDOG"] != nil ? "WATCHDOG" : f["STOPPING"] != nil ? "STOPPING" : f["BARRIER"] != nil ? "BARRIER" : f["STATUS"] != nil ? "STATUS" : "?"
+        }
+        #expect(kinds == ["READY", "WATCHDOG", "WATCHDOG", "WATCHDOG", "WATCHDOG", "WATCHDOG", "STATUS", "STOPPING", "BARRIER"],
+                "datagrams: \(got.map(\.text))")
+        #expect(got.first?.fields["STATUS"] == "probe: watchdog every 100000 us (own)")
+        #expect(got.first.map { $0.time - started } ?? 99 < 5)
+        let pings = got.filter { $0.fields["WATCHDOG"] == "1" }.map(\.time)
+        // Pings follow the schedule (every 100 ms). Arrival times carry the listener thread's
+        // wake-up jitter, so check the span of the four gaps: 400 ms, less 40 ms for jitter
+        // (a schedule at a quarter of WATCHDOG_USEC would give ~200 ms), and not stalled.
+        let span = (pings.last ?? 0) - (pings.first ?? 0)
+        #expect(span >= 0.36, "5 pings within \(span) s; expected every 0.1 s")
+        #expect(span < 1.4, "5 pings took \(span) s; expected every 0.1 s")
+        #expect(got.first { $0.fields["STATUS"] != nil && $0.fields["READY"] == nil }?.fields["STATUS"] == "Dark Mode: On (following system)")
+        #expect(got.dropLast().last?.fields["STATUS"] == "stopping: probe done")
+    }
+
+    @Test func watchdogPidOfTheParentCountsAsUnderCage() throws {
+        let listener = try NotifyListener()
+        defer { listener.close() }
+        // The child's parent is this test process: as the kiosk's parent is cage.
+        let run = try Self.runProbe(["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "3000000",
+                                     "WATCHDOG_PID": String(getpid())], mode: "once")
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        let got = listener.wait(timeout: 5) { $0.contains { $0.fields["STOPPING"] == "1" } }
+        #expect(got.first?.fields["STATUS"] == "probe: watchdog every 1500000 us (parent)")
+        #expect(got.filter { $0.fields["WATCHDOG"] == "1" }.count == 1)
+    }
+
+    @Test func watchdogPidOfAnotherProcessMeansNoPings() throws {
+        let listener = try NotifyListener()
+        defer { listener.close() }
+        let run = try Self.runProbe(["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "1"],
+                                    mode: "once")
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        let got = listener.wait(timeout: 5) { $0.contains { $0.fields["STOPPING"] == "1" } }
+        #expect(got.first?.fields["READY"] == "1")
+        #expect(got.first?.fields["STATUS"]?.hasPrefix("probe: no watchdog (WATCHDOG_PID=1 is neither") == true,
+                "\(got.first?.text ?? "nothing")")
+        #expect(got.filter { $0.fields["WATCHDOG"] != nil }.isEmpty)
+    }
+
+    @Test func withoutNotifySocketEverythingIsANoOp() throws {
+        let run = try Self.runProbe(["WATCHDOG_USEC": "200000"], mode: "once")
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        #expect(run.stdout.contains("probe: enabled=false schedule=false sent=false"), "\(run.stdout.suffix(2000))")
+    }
+
+    @Test func journalPrioritiesOnlyWhenStderrIsTheJournalStream() throws {
+        let dir = NSTemporaryDirectory() + "/journal-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (name, matching) in [("journal", true), ("plain", false)] {
+            let file = dir + "/\(name).err"
+            #expect(FileManager.default.createFile(atPath: file, contents: nil))
+            var st = stat()
+            #expect(stat(file, &st) == 0)
+            // The stream systemd would name: this file (match), or another inode (no match).
+            let stream = "\(st.st_dev):\(matching ? UInt64(st.st_ino) : UInt64(st.st_ino) + 1)"
+            let run = try Self.runProbe(["JOURNAL_STREAM": stream], mode: "log", stderrPath: file)
+            #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+            let lines = (try String(contentsOfFile: file, encoding: .utf8)).split(separator: "\n").filter { $0.contains("probe-log") }
+            if matching {
+                #expect(lines == ["<3>probe-log: error", "<4>probe-log: warning", "<6>probe-log: info", "<6>probe-log: second line"])
+            } else {
+                #expect(lines == ["probe-log: error", "probe-log: warning", "probe-log: info", "probe-log: second line"])
+            }
+        }
+    }
+}
+
+/// The child side of `NotifyProtocolTests` (runs only with DMK_NOTIFY_PROBE set).
+@Suite struct NotifyProbeChild {
+    static let mode = ProcessInfo.processInfo.environment["DMK_NOTIFY_PROBE"]
+
+    @Test(.enabled(if: mode != nil, "runs only as the notify probe child process"))
+    func probe() throws {
+        let notifier = SystemdNotifier()
+        switch Self.mode {
+        case "log":
+            let log = ServiceLog()
+            log.error("probe-log: error")
+            log.warning("probe-log: warning")
+            log.info("probe-log: info\nprobe-log: second line")
+            return
+        default: break
+        }
+        let describe: String
+        switch notifier.watchdog {
+        case .on(let usec, let parent): describe = "watchdog every \(usec / 2) us (\(parent ? "parent" : "own"))"
+        case .off(let reason): describe = "no watchdog (\(reason))"
+        }
+        let sent = notifier.ready(status: "probe: " + describe)
+        print("probe: enabled=\(notifier.isEnabled) schedule=\(notifier.watchdogSchedule != nil) sent=\(sent)")
+        if var schedule = notifier.watchdogSchedule {
+            // A host loop in miniature: wait for "events" (none come) with the watchdog timeout.
+            let pings = Self.mode == "loop" ? 5 : 1
+            var sentPings = 0
+            while sentPings < pings {
+                let now = NotifyListener.monotonicNow()
+                if schedule.isDue(now: now) {
+                    notifier.watchdogPing()
+                    schedule.pinged(at: now)
+                    sentPings += 1
+                    continue
+                }
+                let ms = schedule.timeoutMilliseconds(now: now, idle: 1000)
+                usleep(useconds_t(ms) * 1000)
+            }
+        }
+        if Self.mode == "loop" { notifier.status("Dark Mode: On (following system)") }
+        notifier.stopping(status: "stopping: probe done")
+    }
+}
+
+/// The e2e listener script (Tests/e2e/lib/notify-listener.py) records what the notifier sends,
+/// with the sender's pid, and releases sd_notify_barrier.
+@Suite struct NotifyListenerScriptTests {
+    @Test func scriptRecordsTheProbeWithItsPid() throws {
+        let python = "/usr/bin/python3"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "Debian's python3 is needed (.ci/run installs it)")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../e2e/lib/notify-listener.py").standardized.path
+        let dir = NSTemporaryDirectory() + "/notify-py-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let socketPath = dir + "/n.sock", logPath = dir + "/log.jsonl"
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: python)
+        listener.arguments = [script, socketPath, logPath]
+        try listener.run()
+        defer { if listener.isRunning { listener.terminate(); listener.waitUntilExit() } }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !FileManager.default.fileExists(atPath: socketPath), Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: socketPath), "the listener did not create \(socketPath)")
+
+        let started = Date()
+        let run = try NotifyProtocolTests.runProbe(["NOTIFY_SOCKET": socketPath, "WATCHDOG_USEC": "2000000"], mode: "once")
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        // The barrier after STOPPING=1 waits at most 0.5 s; the listener closes its fd at once.
+        #expect(Date().timeIntervalSince(started) < 5)
+        listener.terminate()
+        listener.waitUntilExit()
+        #expect(listener.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: socketPath), "the listener left its socket behind")
+
+        let lines = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+        let records = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let fields = records.map { ($0["fields"] as? [String: String]) ?? [:] }
+        #expect(fields.map { $0.keys.sorted() } == [["READY", "STATUS"], ["WATCHDOG"], ["STATUS", "STOPPING"], ["BARRIER"]],
+                "\(lines)")
+        #expect(fields.first?["STATUS"] == "probe: watchdog every 1000000 us (own)")
+        let pids = Set(records.compactMap { $0["pid"] as? Int })
+        #expect(pids.count == 1 && !pids.contains(Int(getpid())), "sender pids \(pids): expected the child's")
+    }
+}

@@ -1,0 +1,75 @@
+import Testing
+import SystemdNotify
+
+@Suite struct WatchdogScheduleTests {
+    @Test func intervalIsHalfTheTimeout() throws {
+        #expect(WatchdogSchedule(watchdogMicroseconds: 0) == nil)
+        let s = try #require(WatchdogSchedule(watchdogMicroseconds: 20_000_000))
+        #expect(s.interval == 10)
+        #expect(WatchdogSchedule(interval: 0) == nil)
+        #expect(WatchdogSchedule(interval: -.infinity) == nil)
+    }
+
+    @Test func firstPingIsDueAtOnceThenEveryInterval() throws {
+        var s = try #require(WatchdogSchedule(watchdogMicroseconds: 2_000_000))
+        #expect(s.isDue(now: 50))
+        #expect(s.timeoutMilliseconds(now: 50, idle: -1) == 0)
+        s.pinged(at: 50)
+        #expect(!s.isDue(now: 50.999))
+        #expect(s.isDue(now: 51))
+        #expect(s.nextDue(now: 50.2) == 51)
+    }
+
+    @Test func timeoutIsTheSoonerOfIdleAndNextPingRoundedUp() throws {
+        var s = try #require(WatchdogSchedule(interval: 1))
+        s.pinged(at: 10)
+        #expect(s.timeoutMilliseconds(now: 10.25, idle: -1) == 750)      // forever → the ping
+        #expect(s.timeoutMilliseconds(now: 10.25, idle: 100) == 100)     // the loop's own sooner
+        #expect(s.timeoutMilliseconds(now: 10.9995, idle: -1) == 1)      // rounded up, not 0
+        #expect(s.timeoutMilliseconds(now: 11.5, idle: 100) == 0)        // overdue
+    }
+
+    @Test func hugeIntervalsDoNotOverflow() throws {
+        var s = try #require(WatchdogSchedule(watchdogMicroseconds: UInt64.max))
+        s.pinged(at: 0)
+        #expect(s.timeoutMilliseconds(now: 0, idle: -1) == Int32.max)
+    }
+}
+
+@Suite struct WatchdogEnvironmentTests {
+    @Test func decisions() {
+        typealias D = WatchdogEnvironment.Decision
+        func decide(_ usec: String?, _ pid: String?) -> D {
+            WatchdogEnvironment.decide(usec: usec, pid: pid, ownPID: 100, parentPID: 42)
+        }
+        #expect(decide(nil, nil) == .off(reason: "WATCHDOG_USEC is not set"))
+        #expect(decide("", "100") == .off(reason: "WATCHDOG_USEC is not set"))
+        #expect(decide("0", nil) == .off(reason: "WATCHDOG_USEC=0 is not a positive integer"))
+        #expect(decide("30s", nil) == .off(reason: "WATCHDOG_USEC=30s is not a positive integer"))
+        #expect(decide("30000000", nil) == .on(microseconds: 30_000_000, asParentOf: false))
+        #expect(decide("30000000", "100") == .on(microseconds: 30_000_000, asParentOf: false))
+        #expect(decide("30000000", "42") == .on(microseconds: 30_000_000, asParentOf: true))
+        #expect(decide("30000000", "7") == .off(reason: "WATCHDOG_PID=7 is neither this process (100) nor its parent (42)"))
+        #expect(decide("30000000", "x") == .off(reason: "WATCHDOG_PID=x is not a process id"))
+    }
+}
+
+@Suite struct JournalStreamTests {
+    @Test func matchesOnlyTheSameDeviceAndInode() {
+        #expect(JournalStream.isJournal(journalStream: "8:12345", stderrDevice: 8, stderrInode: 12345))
+        #expect(!JournalStream.isJournal(journalStream: "8:12345", stderrDevice: 8, stderrInode: 12346))
+        #expect(!JournalStream.isJournal(journalStream: "9:12345", stderrDevice: 8, stderrInode: 12345))
+        #expect(!JournalStream.isJournal(journalStream: nil, stderrDevice: 8, stderrInode: 12345))
+        #expect(!JournalStream.isJournal(journalStream: "8:12345:1", stderrDevice: 8, stderrInode: 12345))
+        #expect(!JournalStream.isJournal(journalStream: ":12345", stderrDevice: 0, stderrInode: 12345))
+        #expect(!JournalStream.isJournal(journalStream: "", stderrDevice: 0, stderrInode: 0))
+    }
+
+    @Test func prefixesEveryLineOnlyForTheJournal() {
+        #expect(JournalStream.format("bad file", priority: .error, journal: true) == "<3>bad file\n")
+        #expect(JournalStream.format("bad file", priority: .error, journal: false) == "bad file\n")
+        #expect(JournalStream.format("a\nb\n", priority: .warning, journal: true) == "<4>a\n<4>b\n")
+        #expect(JournalStream.format("a\nb", priority: .info, journal: false) == "a\nb\n")
+        #expect(LogPriority.allCases.map(\.prefix) == ["<3>", "<4>", "<5>", "<6>", "<7>"])
+    }
+}
