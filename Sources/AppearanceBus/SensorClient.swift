@@ -83,7 +83,8 @@ final class SensorClient {
         // Read again after claiming: the level is only kept current for claimants.
         if case .success(let p) = getAll(bus) {
             if let u = p["LightLevelUnit"]?.string {
-                if u != unit || !present { log("light sensor: levels in \(u)") }
+                // iio-sensor-proxy says "lux" or "vendor"; vendor units are compared as they are.
+                if u != "lux" && u != unit { log("light sensor: levels are in \(u) units, not lux; thresholds compared as they are") }
                 unit = u
             }
             if let level = p["LightLevel"]?.double { hysteresis.observe(lux: level, at: now()) }

@@ -190,3 +190,35 @@ import Appearance
         #expect(r.readings[.schedule] != .absent && r.readings[.lightSensor] != .absent)
     }
 }
+
+@Suite(.serialized) struct ScheduleTimerTests {
+    /// The schedule's timerfd fires at the transition: a zone offset is chosen so the local
+    /// wall clock reaches the next full minute about 1.5 s from now, and darkFrom is that minute.
+    @Test func fixedTransitionFiresOnTime() {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let now = Int64(ts.tv_sec)
+        let target = now + 2 // the UTC second at which the local clock will read hh:mm:00
+        let offset = Int((86400 - (target % 86400)) % 86400) + 12 * 3600 // wall(target) = 12:00:00
+        let zone = LocalZone { _ in offset }
+        let rule = ScheduleRule.fixed(darkFrom: WallClock(hour: 12, minute: 0)!, lightFrom: WallClock(hour: 18, minute: 0)!)
+        let rec = Recorder()
+        let r = AppearanceRunner(options: AppearanceRunnerOptions(config: AppearanceConfig(systemSources: [.schedule], schedule: rule),
+                                                                  zone: zone),
+                                 onEvent: rec.callback)
+        r.start()
+        defer { r.stop() }
+        let first = rec.waitAppearance { _ in true }
+        #expect(first?.0 == SystemAppearance(scheme: .light, source: .schedule))
+        guard let (_, at) = rec.waitAppearance(timeout: 5, { $0.scheme == .dark }) else {
+            Issue.record("the schedule never turned dark"); return
+        }
+        clock_gettime(CLOCK_REALTIME, &ts)
+        let nowReal: Double = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let sinceCallback: Double = AppearanceRunner.monotonicSeconds() - at
+        let lateBy: Double = (nowReal - sinceCallback) - Double(target)
+        print(String(format: "schedule transition → callback %.2f ms after the instant", lateBy * 1000))
+        #expect(lateBy >= 0 && lateBy < 0.5)
+        #expect(r.current.followingLabel == "Following System · schedule")
+    }
+}
