@@ -95,6 +95,22 @@ import Appearance
         #expect(left?.0 == .noPreference)
     }
 
+    @Test func busGoingAwayDropsItsSource() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let portal = try BusMock(bus: bus, kind: "portal", parameters: #"{"color-scheme": 1}"#)
+        defer { portal.stop() }
+        let rec = Recorder()
+        let r = runner([.portal], session: bus, recorder: rec)
+        r.start()
+        defer { r.stop() }
+        #expect(rec.waitAppearance { $0.source == .portal } != nil)
+        let mark = rec.count
+        bus.stop() // the daemon dies under the runner
+        #expect(rec.waitAppearance(from: mark) { $0 == .noPreference } != nil)
+        #expect(rec.logs.filter { $0.contains("connection is closed") }.count == 1)
+    }
+
     @Test func sensorHysteresisOverTheBus() throws {
         let system = try PrivateBus()
         defer { system.stop() }
