@@ -1,0 +1,304 @@
+import Appearance
+import CSystemd
+import Glibc
+import Synchronization
+
+/// What the runner tells the host, on the runner's thread. The host turns each into an SDL user
+/// event (or similar) and handles it on its own loop.
+public enum AppearanceEvent: Equatable, Sendable {
+    /// The arbitrated system appearance changed (also sent once after start, whatever it is).
+    case systemAppearance(SystemAppearance)
+    /// The preferences file was replaced or rewritten by another program: re-read it as at start.
+    case preferencesFileChanged(path: String)
+    /// One line about a source appearing, going away or failing (for stderr / the journal).
+    case log(String)
+}
+
+public struct AppearanceRunnerOptions: Sendable {
+    public var config: AppearanceConfig
+    public var sessionBus: BusAddress
+    public var systemBus: BusAddress
+    /// The preferences file to watch (its folder must exist); nil: no watching.
+    public var preferencesPath: String?
+    /// The local time zone for the schedule; default glibc's (`TZ`, /etc/localtime).
+    public var zone: LocalZone
+    /// How long one D-Bus method call may take before the source counts as failed.
+    public var callTimeoutSeconds: Double
+
+    public init(config: AppearanceConfig, sessionBus: BusAddress = .session, systemBus: BusAddress = .system,
+                preferencesPath: String? = nil, zone: LocalZone = AppearanceRunner.systemZone,
+                callTimeoutSeconds: Double = 2) {
+        self.config = config
+        self.sessionBus = sessionBus
+        self.systemBus = systemBus
+        self.preferencesPath = preferencesPath
+        self.zone = zone
+        self.callTimeoutSeconds = callTimeoutSeconds
+    }
+}
+
+/// Owns the bus connections, the schedule timer and the preferences watcher on ONE helper
+/// thread that sleeps in `poll()` on the sd-bus fds, an inotify fd, a timerfd (CLOCK_REALTIME,
+/// cancelled on clock jumps) and an eventfd for stop; timeouts come from sd-bus and from the
+/// light sensor's hold deadline. Nothing polls: idle, the thread is blocked in `poll()`.
+///
+/// Host integration: create with options and a callback, `start()` once, call
+/// `expectOwnWrite(_:)` with the bytes right before each own save of the preferences file,
+/// read `current` (or the event's payload) when a `.systemAppearance` event arrives, and
+/// `stop()` at exit (releases the light sensor, closes the buses, joins the thread).
+public final class AppearanceRunner: Sendable {
+    public let options: AppearanceRunnerOptions
+    private let onEvent: @Sendable (AppearanceEvent) -> Void
+    private let shared = Mutex(Shared())
+    private let wakeFD: Int32
+
+    struct Shared: Sendable {
+        var current = SystemAppearance.noPreference
+        var readings: [AppearanceSourceKind: SourceReading] = [:]
+        var lux: Double?
+        var ownWrite: [UInt8]?
+        var stopping = false
+        var started = false
+        var threadID: Int32 = 0
+        var thread: pthread_t?
+    }
+
+    /// glibc's local zone: `localtime_r`'s `tm_gmtoff`.
+    public static let systemZone = LocalZone { t in
+        var tt = time_t(t)
+        var parts = tm()
+        localtime_r(&tt, &parts)
+        return Int(parts.tm_gmtoff)
+    }
+
+    public init(options: AppearanceRunnerOptions, onEvent: @escaping @Sendable (AppearanceEvent) -> Void) {
+        self.options = options
+        self.onEvent = onEvent
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+    }
+
+    deinit {
+        if wakeFD >= 0 { close(wakeFD) }
+    }
+
+    /// The latest arbitrated appearance.
+    public var current: SystemAppearance { shared.withLock { $0.current } }
+    /// Each source's latest reading (absent ones included), for diagnostics.
+    public var readings: [AppearanceSourceKind: SourceReading] { shared.withLock { $0.readings } }
+    /// The light sensor's last level, when it reports one.
+    public var lux: Double? { shared.withLock { $0.lux } }
+    /// The runner thread's kernel id (for /proc/self/task/<tid>/stat), 0 before it runs.
+    public var threadID: Int32 { shared.withLock { $0.threadID } }
+
+    /// The kiosk is about to write these bytes to the preferences file: when the watcher sees
+    /// the file with exactly these bytes it does not report a change.
+    public func expectOwnWrite(_ bytes: [UInt8]) {
+        shared.withLock { $0.ownWrite = bytes }
+    }
+
+    /// Starts the helper thread; false when it could not be created (or is already running).
+    @discardableResult
+    public func start() -> Bool {
+        guard wakeFD >= 0 else { return false }
+        let ok = shared.withLock { s -> Bool in
+            if s.started { return false }
+            s.started = true
+            return true
+        }
+        guard ok else { return false }
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        defer { pthread_attr_destroy(&attr) }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let r = pthread_create(&thread, &attr, { ctx in
+            let runner = Unmanaged<AppearanceRunner>.fromOpaque(ctx!).takeRetainedValue()
+            runner.threadMain()
+            return nil
+        }, context)
+        if r != 0 {
+            Unmanaged<AppearanceRunner>.fromOpaque(context).release()
+            shared.withLock { $0.started = false }
+            return false
+        }
+        shared.withLock { $0.thread = thread }
+        return true
+    }
+
+    /// Stops the thread and waits for it (ReleaseLight is sent first).
+    public func stop() {
+        let thread = shared.withLock { s -> pthread_t? in
+            s.stopping = true
+            let t = s.thread
+            s.thread = nil
+            return t
+        }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+        if let thread { pthread_join(thread, nil) }
+    }
+
+    // MARK: - The thread
+
+    private func emit(_ e: AppearanceEvent) { onEvent(e) }
+
+    static func monotonicUSec() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
+    static func monotonicSeconds() -> Double { Double(monotonicUSec()) / 1e6 }
+
+    private func threadMain() {
+        shared.withLock { $0.threadID = csystemd_gettid() }
+        let config = options.config
+        let sources = Set(config.systemSources)
+        let timeout = UInt64(max(0.01, options.callTimeoutSeconds) * 1e6)
+        let log: (String) -> Void = { [onEvent] in onEvent(.log($0)) }
+
+        // Session bus + portal.
+        var sessionBus: Bus?
+        let portal = PortalClient(timeoutUSec: timeout, log: log)
+        if sources.contains(.portal) {
+            switch Bus.open(options.sessionBus) {
+            case .success(let b): sessionBus = b; portal.attach(b); portal.refreshIfNeeded(b)
+            case .failure(let e): log("portal: \(e.message); skipping it")
+            }
+        }
+        // System bus + light sensor.
+        var systemBus: Bus?
+        let sensor = SensorClient(settings: config.lightSensor, timeoutUSec: timeout, now: Self.monotonicSeconds, log: log)
+        if sources.contains(.lightSensor) {
+            switch Bus.open(options.systemBus) {
+            case .success(let b): systemBus = b; sensor.attach(b); sensor.refreshIfNeeded(b)
+            case .failure(let e): log("light sensor: \(e.message); skipping it")
+            }
+        }
+        // Schedule timer.
+        var timerFD: Int32 = -1
+        var scheduleReading: SourceReading = .absent
+        let rule = sources.contains(.schedule) ? config.schedule : nil
+        if sources.contains(.schedule) && rule == nil {
+            log("schedule: no appearance.schedule configured; skipping it")
+        }
+        func evaluateSchedule() {
+            guard let rule else { return }
+            tzset()
+            var ts = timespec()
+            clock_gettime(CLOCK_REALTIME, &ts)
+            let state = rule.state(atUTC: Int64(ts.tv_sec), zone: options.zone)
+            scheduleReading = .scheme(state.scheme)
+            var spec = itimerspec()
+            spec.it_value.tv_sec = time_t(state.wakeAt)
+            if timerfd_settime(timerFD, CSYSTEMD_TFD_TIMER_ABSTIME | CSYSTEMD_TFD_TIMER_CANCEL_ON_SET, &spec, nil) != 0 {
+                log("schedule: cannot arm the timer: \(String(cString: strerror(errno)))")
+            }
+        }
+        if rule != nil {
+            timerFD = timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+            if timerFD < 0 { log("schedule: timerfd_create failed; skipping it") } else { evaluateSchedule() }
+        }
+        // Preferences watcher.
+        var watcher: PreferencesWatcher?
+        if let path = options.preferencesPath {
+            let w = PreferencesWatcher(path: path)
+            if let problem = w.open() { log(problem) } else { watcher = w }
+        }
+
+        let arbiter = SourceArbiter(order: config.systemSources)
+        var last: SystemAppearance?
+        func publish() {
+            var readings: [AppearanceSourceKind: SourceReading] = [:]
+            for kind in AppearanceSourceKind.allCases {
+                guard sources.contains(kind) else { continue }
+                switch kind {
+                case .portal: readings[kind] = portal.reading
+                case .lightSensor: readings[kind] = sensor.reading
+                case .schedule: readings[kind] = scheduleReading
+                }
+            }
+            let now = arbiter.arbitrate(readings, hints: portal.hints)
+            let lux = sensor.lux
+            shared.withLock { s in
+                s.current = now
+                s.readings = readings
+                s.lux = lux
+            }
+            if now != last {
+                last = now
+                emit(.systemAppearance(now))
+            }
+        }
+
+        func turnBus(_ bus: inout Bus?, refresh: (Bus) -> Void, lost: () -> Void) {
+            guard let b = bus else { return }
+            // Dispatch, run the method calls signals asked for, dispatch what those queued.
+            for _ in 0..<2 {
+                if let e = b.processAll() {
+                    log("\(e.message); the connection is closed and its source skipped")
+                    b.close()
+                    bus = nil
+                    lost()
+                    return
+                }
+                refresh(b)
+            }
+        }
+
+        publish()
+        var fds: [pollfd] = []
+        while true {
+            let nowUS = Self.monotonicUSec()
+            var deadlineUS: UInt64? = nil
+            func consider(_ t: UInt64?) { if let t { deadlineUS = min(deadlineUS ?? t, t) } }
+            consider(sessionBus?.deadlineUSec)
+            consider(systemBus?.deadlineUSec)
+            consider(sensor.deadline.map { UInt64(($0 * 1e6).rounded(.up)) })
+            let timeoutMS: Int32 = deadlineUS.map { d in
+                d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000))
+            } ?? -1
+
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0))
+            let sIdx = sessionBus.map { b -> Int in fds.append(pollfd(fd: b.fd, events: b.events, revents: 0)); return fds.count - 1 }
+            let yIdx = systemBus.map { b -> Int in fds.append(pollfd(fd: b.fd, events: b.events, revents: 0)); return fds.count - 1 }
+            let wIdx = watcher.map { w -> Int in fds.append(pollfd(fd: w.fd, events: Int16(POLLIN), revents: 0)); return fds.count - 1 }
+            let tIdx = timerFD >= 0 ? { fds.append(pollfd(fd: timerFD, events: Int16(POLLIN), revents: 0)); return fds.count - 1 }() : nil
+            _ = sIdx; _ = yIdx
+
+            let r = poll(&fds, nfds_t(fds.count), timeoutMS)
+            if r < 0 && errno != EINTR {
+                log("appearance runner: poll failed: \(String(cString: strerror(errno))); stopping")
+                break
+            }
+            if fds[0].revents != 0 {
+                var v: UInt64 = 0
+                _ = read(wakeFD, &v, 8)
+            }
+            if shared.withLock({ $0.stopping }) { break }
+
+            turnBus(&sessionBus, refresh: { portal.refreshIfNeeded($0) }, lost: { portal.lost() })
+            turnBus(&systemBus, refresh: { sensor.refreshIfNeeded($0) }, lost: { sensor.lost() })
+            _ = sensor.advance(to: Self.monotonicSeconds())
+
+            if let tIdx, fds[tIdx].revents != 0 {
+                var expirations: UInt64 = 0
+                let n = read(timerFD, &expirations, 8)
+                if n == 8 || (n < 0 && errno == ECANCELED) { evaluateSchedule() }
+            }
+            if let wIdx, let w = watcher, fds[wIdx].revents != 0 {
+                if w.drain() {
+                    let own = shared.withLock { $0.ownWrite }
+                    if w.changed(ownWrite: own) { emit(.preferencesFileChanged(path: w.path)) }
+                }
+            }
+            publish()
+        }
+
+        if let b = systemBus { sensor.release(b); b.close() }
+        if let b = sessionBus { b.close() }
+        watcher?.close()
+        if timerFD >= 0 { close(timerFD) }
+    }
+}
