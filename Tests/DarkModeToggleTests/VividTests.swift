@@ -138,19 +138,22 @@ private func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
 
     @Test func haloFollowsTheAppearance() {
         // At a point inside the smallest halo at appearance 0 (only inside the largest at 1), the
-        // day sky is lightened by the three discs: 1 − 0.94·0.9·0.82 white over it.
+        // day sky is lightened by the three discs, a = 1 − 0.94·0.9·0.82 white over it, after
+        // the discs' own shadow (black 0.28 × a, fully under the discs here) darkened it.
         let m = ToggleMetrics(width: 260)
         let r = VividRenderer(width: 260, scale: 1)
         let c0 = VividArt.haloCenter(appearance: 0)
-        let x = Int((c0.x + 20) * m.trackScale), y = Int(m.trackOriginY + 12 * m.trackScale)
+        // Away from the border's shadow, the halo edges and the clouds.
+        let x = Int((c0.x + 20) * m.trackScale), y = Int(m.trackOriginY + 22 * m.trackScale)
         let a = 1 - 0.94 * 0.9 * 0.82
-        let sky = VividArt.Palette.daySky
-        let lit = Color(r: sky.r + (1 - sky.r) * a, g: sky.g + (1 - sky.g) * a, b: sky.b + (1 - sky.b) * a)
+        let sky = VividArt.Palette.daySky, shade = 1 - 0.28 * a
+        func lit(_ v: Double) -> Double { v * shade * (1 - a) + a }
+        let lit = Color(r: lit(sky.r), g: lit(sky.g), b: lit(sky.b))
         // Position far left so that the sun does not cover the probe.
         let atLight = renderVivid(width: 260, scale: 1, frame: frame(0, 1), cached: true, renderer: r)
         #expect(close(atLight.color(x: x, y: y), lit, 3), "\(atLight.color(x: x, y: y)) vs \(lit.premultiplied8)")
-        // At appearance 1 the halo has moved right; at 0.5 the probe is still inside the biggest disc.
-        let atDark = renderVivid(width: 260, scale: 1, frame: frame(1, 0), cached: true, renderer: r)
+        // At appearance 1 the halo has moved right (the probe is only inside the biggest disc).
+        let atDark = renderVivid(width: 260, scale: 1, frame: frame(1, 1), cached: true, renderer: r)
         #expect(!close(atDark.color(x: x, y: y), lit, 10))
     }
 }
