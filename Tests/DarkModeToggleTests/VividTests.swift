@@ -195,3 +195,30 @@ private func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
         #expect(ToggleStyle(rawValue: "vivid") == .vivid)
     }
 }
+
+@Suite struct VividDirtyBoundsTests {
+    /// Every pixel that differs between two frames lies inside `dirtyBounds` of that change.
+    @Test func changedPixelsLieInsideTheDirtyBounds() {
+        let r = VividRenderer(width: 260, scale: 1)
+        let pad = 60
+        let pairs: [(ToggleFrame, ToggleFrame)] = [
+            (frame(0, time: 0.5, reduceMotion: false), frame(0, time: 2.9, reduceMotion: false)),
+            (frame(1, time: 0.5, reduceMotion: false), frame(1, time: 1.7, reduceMotion: false)),
+            (frame(0), frame(0.4)), (frame(0.4), frame(1, 1.05)), (frame(1, 0.2), frame(1, 0.9)),
+        ]
+        for (a, b) in pairs {
+            let pa = renderVivid(width: 260, scale: 1, frame: a, cached: true, pad: pad, renderer: r)
+            let pb = renderVivid(width: 260, scale: 1, frame: b, cached: true, pad: pad, renderer: r)
+            let d = r.dirtyBounds(from: a, to: b, origin: (pad, pad))
+            var outside = 0, changed = 0
+            for y in 0..<pa.height { for x in 0..<pa.width where pa[x, y] != pb[x, y] {
+                changed += 1
+                if !(x >= d.minX && x < d.maxX && y >= d.minY && y < d.maxY) { outside += 1 }
+            } }
+            #expect(changed > 0, "the pair should change something")
+            #expect(outside == 0, "\(outside) changed pixels outside \(d)")
+        }
+        #expect(r.dirtyBounds(from: frame(0.3), to: frame(0.3), origin: (0, 0)) == .zero)
+        #expect(r.dirtyBounds(from: nil, to: frame(0.3), origin: (5, 7)) == r.bounds(origin: (5, 7)))
+    }
+}
