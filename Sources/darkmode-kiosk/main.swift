@@ -35,6 +35,7 @@ func main() -> Int32 {
             if options.raster {
                 print(RasterBenchmark.table(try RasterBenchmark.run()))
                 print(ComponentBenchmark.table(ComponentBenchmark.run()))
+                print(ComponentBenchmark.table(ComponentBenchmark.run(style: .vivid)))
                 return 0
             }
             try BenchCommand.run(options) { print($0) }

@@ -49,6 +49,8 @@ ASPECT = 80 / 130
 class Renderer:
     """Calls `darkmode-kiosk render` and returns float RGB arrays (page is opaque)."""
 
+    style = "original"
+
     def __init__(self, kiosk):
         if not os.path.isfile(kiosk) or not os.access(kiosk, os.X_OK):
             sys.exit(f"compare.py: renderer not found or not executable: {kiosk} (run `swift build` "
@@ -62,6 +64,8 @@ class Renderer:
         cmd = [self.kiosk, "render", "--out", out, "--width", str(int(width)),
                "--page", f"{int(page_w)}x{int(page_h)}", "--page-color", ",".join(map(str, color)),
                "--progress", str(progress)]
+        if self.style != "original":
+            cmd += ["--style", self.style]
         cmd += ["--static"] if time is None else ["--time", f"{time:.4f}"]
         res = subprocess.run(cmd, capture_output=True, text=True)
         if res.returncode != 0:
@@ -126,7 +130,7 @@ def render_crop(renderer, box, place, k, progress, color, time):
 
 def fit_placement(renderer, ref, progress, color, time, k, log):
     """Coarse 1x search over integer widths and offsets, then a k x sub-pixel refinement."""
-    rx0, ry0, rx1, ry1 = ROI
+    rx0, ry0, rx1, ry1 = VIVID_ROI if renderer.style == "vivid" else ROI
     best = None
     for w in range(214, 244, 2):
         h = int(round(w * ASPECT))
@@ -359,6 +363,161 @@ def best_star_time(est, log):
     return picks
 
 
+
+# ---------------------------------------------------------------------------------------------
+# Vivid style (the lower toggle): art numbers from DarkModeToggle's VividArt
+# ---------------------------------------------------------------------------------------------
+
+VIVID_ROI = (40, 418, 330, 590)
+VIVID_SCENE = 169 / 173          # scene units -> track units; scene origin at track (2, 2)
+VIVID_CLOUDS = [  # (circles (x, y, r) in scene units, opacity, duration)
+    ([(96, 57, 18), (116, 49, 19), (137, 54, 22), (157, 43, 23), (177, 53, 25), (194, 43, 22)], 0.48, 4.8),
+    ([(73, 75, 25), (98, 67, 23), (122, 74, 28), (148, 64, 26), (174, 73, 30), (198, 61, 27)], 1.0, 6.2),
+]
+VIVID_STARS = [(1, 27, 18, 7.5), (2, 83, 45, 7.5), (3, 15, 38, 5), (4, 61, 35, 5), (5, 72, 18, 3), (6, 38, 52, 3)]
+VIVID_STAR_DURATIONS = [3.5, 4.1, 4.9, 5.3, 3, 2.2]
+VIVID_DAY_SKY_R = 70.0
+
+
+def vivid_cloud_offsets(t):
+    return np.stack([5 - 8 * autoreverse(t, d, EASE_IN_OUT) for _, _, d in VIVID_CLOUDS], axis=-1)
+
+
+def vivid_star_scales(t):
+    return np.stack([0.2 + 0.8 * autoreverse(t, d, (0, 0, 1, 1)) for d in VIVID_STAR_DURATIONS], axis=-1)
+
+
+def vivid_scene_grid(place, box, ss):
+    x0, y0, x1, y1 = box
+    s = place.track_scale
+    xs = (np.arange((x1 - x0) * ss) + 0.5) / ss + x0
+    ys = (np.arange((y1 - y0) * ss) + 0.5) / ss + y0
+    U = ((xs[None, :] - place.x) / s - 2) / VIVID_SCENE
+    V = ((ys[:, None] - place.track_origin_y) / s - 2) / VIVID_SCENE
+    return U, V
+
+
+def vivid_cloud_red(place, box, offsets, ss=3):
+    """Red channel of the day scene right of the halos: day sky, the back bank (white 0.48),
+    the front bank (white), each bank a union of circles moved by its float offset."""
+    x0, y0, x1, y1 = box
+    U, V = vivid_scene_grid(place, box, ss)
+    R = np.full(np.broadcast(U, V).shape, VIVID_DAY_SKY_R)
+    for (circles, opacity, _), off in zip(VIVID_CLOUDS, offsets):
+        cov = np.zeros(R.shape, dtype=bool)
+        for cx, cy, r in circles:
+            cov |= (U - cx) ** 2 + (V - cy - off) ** 2 <= r * r
+        R = R + opacity * cov * (255 - R)
+    return R.reshape(y1 - y0, ss, x1 - x0, ss).mean(axis=(1, 3))
+
+
+def vivid_cloud_region(place, box):
+    """Capsule interior inset by 7 track units, right of the largest halo (x > 124 units)."""
+    x0, y0, x1, y1 = box
+    s = place.track_scale
+    X = (np.arange(x0, x1) + 0.5 - place.x)[None, :] / s
+    Y = (np.arange(y0, y1) + 0.5 - place.track_origin_y)[:, None] / s
+    cx = np.clip(X, 2 + 32.5, 171 - 32.5)
+    inside = (X - cx) ** 2 + (Y - 34.5) ** 2 <= (32.5 - 7) ** 2
+    return inside & (X > 124)
+
+
+def estimate_vivid_cloud_offsets(ref, place, log):
+    box = crop_box(place)
+    R = ref_crop(ref, box)[..., 0]
+    region = vivid_cloud_region(place, box)
+    offs = [0.0, 0.0]
+
+    def err(o):
+        return float(np.mean((vivid_cloud_red(place, box, o)[region] - R[region]) ** 2))
+
+    grid = np.arange(-5, 7.01, 0.25)
+    for _ in range(3):
+        for g in (0, 1):
+            offs[g] = float(min(grid, key=lambda v: err(offs[:g] + [v] + offs[g + 1:])))
+    fine = np.arange(-0.25, 0.26, 0.0625)
+    for g in (0, 1):
+        base = offs[g]
+        offs[g] = float(min(base + fine, key=lambda v: err(offs[:g] + [v] + offs[g + 1:])))
+    log(f"  vivid cloud offsets estimated from the reference (scene units, banks 0-1): "
+        f"{', '.join(f'{o:+.2f}' for o in offs)}  (model RMS {np.sqrt(err(offs)):.1f} in R)")
+    return np.array(offs)
+
+
+def pick_times(t, e, n, sep):
+    picks = []
+    for i in np.argsort(e):
+        if all(abs(t[i] - p) > sep for p in picks):
+            picks.append(float(t[i]))
+        if len(picks) == n:
+            break
+    return picks
+
+
+def best_vivid_cloud_time(offsets, log):
+    t = np.arange(0, 297.6, 0.002)    # joint period of 2 x 4.8 s and 2 x 6.2 s
+    e = np.sum((vivid_cloud_offsets(t) - offsets) ** 2, axis=1)
+    picks = pick_times(t, e, 3, 0.5)
+    for p in picks:
+        log(f"  candidate ambient time {p:.3f} s: offsets "
+            f"{', '.join(f'{v:+.2f}' for v in vivid_cloud_offsets(np.array([p]))[0])}")
+    return picks
+
+
+def vivid_star_flux(img, place, box):
+    """Summed luminance above the local median around each star centre (window ~ the star)."""
+    L = img.mean(axis=2)
+    s = place.track_scale
+    out = []
+    for _, x, y, r in VIVID_STARS:
+        px = place.x + (2 + x * VIVID_SCENE) * s - box[0]
+        py = place.track_origin_y + (2 + y * VIVID_SCENE) * s - box[1]
+        ix, iy = int(px), int(py)
+        h = int(np.ceil(r * s)) + 1
+        w = L[iy - h:iy + h + 1, ix - h:ix + h + 1]
+        bg = np.median(L[iy - h - 3:iy + h + 4, ix - h - 3:ix + h + 4])
+        out.append(float(np.clip(w - bg, 0, None).sum()))
+    return np.array(out)
+
+
+def estimate_vivid_star_scales(ref, ours_static, place, log):
+    box = crop_box(place)
+    fr = vivid_star_flux(ref_crop(ref, box), place, box)
+    fo = vivid_star_flux(ours_static, place, box)
+    est = np.clip(np.sqrt(fr / np.maximum(fo, 1e-6)), 0.2, 1)
+    log(f"  vivid star flux ref/ours (static) -> scales groups 1-6: {', '.join(f'{v:.2f}' for v in est)}")
+    return est
+
+
+def best_vivid_star_time(est, log):
+    t = np.arange(0, 2000, 0.004)
+    # the small stars' flux is noisy: weight by star area
+    w = np.array([r * r for *_, r in VIVID_STARS]) / 56.25
+    e = np.zeros_like(t)
+    for g in range(6):
+        e += w[g] * (0.2 + 0.8 * autoreverse(t, VIVID_STAR_DURATIONS[g], (0, 0, 1, 1)) - est[g]) ** 2
+    picks = pick_times(t, e, 3, 0.3)
+    for p in picks:
+        log(f"  candidate ambient time {p:.3f} s: scales "
+            f"{', '.join(f'{v:.2f}' for v in vivid_star_scales(np.array([p]))[0])}")
+    return picks
+
+
+def vivid_diagnose(mode, R, O, box, place, log):
+    """Mean colours at a few art points, reference vs ours."""
+    pos = 0.0 if mode == "light" else 1.0
+    if mode == "light":
+        pts = {"sun centre": (134.3, 43.1, "celestial", 6), "sky top right (x150,y12)": (150, 12, "track", 2),
+               "halo inner (x70,y10)": (70, 10, "track", 2), "front cloud (x130,y60)": (130, 60, "track", 2),
+               "back cloud (x160,y30)": (160, 30, "track", 2)}
+    else:
+        pts = {"moon (x118,y55 cel.)": (118, 55, "celestial", 2), "crater big (x126,y46 cel.)": (126, 46, "celestial", 2),
+               "sky left (x12,y30)": (12, 30, "track", 2), "halo inner (x100,y12)": (100, 12, "track", 2)}
+    for name, (u, v, frame, rad) in pts.items():
+        cr = region_mean(R, box, place, (u, v), rad, frame, pos)
+        co = region_mean(O, box, place, (u, v), rad, frame, pos)
+        log(f"    {name:30s} ref {fmt(cr)}  ours {fmt(co)}  diff {fmt(co - cr)}")
+
 # ---------------------------------------------------------------------------------------------
 # Output images
 # ---------------------------------------------------------------------------------------------
@@ -557,13 +716,20 @@ def run_mode(mode, args, renderer, spec, log):
     time = None
     if not args.static_only:
         box = crop_box(place)
+        vivid = renderer.style == "vivid"
         if mode == "light":
-            offs = estimate_cloud_offsets(spec, ref, place, log)
-            cands = best_cloud_time(spec, offs, log)
+            if vivid:
+                cands = best_vivid_cloud_time(estimate_vivid_cloud_offsets(ref, place, log), log)
+            else:
+                offs = estimate_cloud_offsets(spec, ref, place, log)
+                cands = best_cloud_time(spec, offs, log)
         else:
             ours_static = render_crop(renderer, box, place, args.k, progress, page, None)
-            est, *_ = estimate_star_opacities(spec, ref, ours_static, place, log)
-            cands = best_star_time(est, log)
+            if vivid:
+                cands = best_vivid_star_time(estimate_vivid_star_scales(ref, ours_static, place, log), log)
+            else:
+                est, *_ = estimate_star_opacities(spec, ref, ours_static, place, log)
+                cands = best_star_time(est, log)
         scored = []
         for c in cands:
             for dt in (-0.1, -0.05, 0, 0.05, 0.1):
@@ -596,9 +762,13 @@ def run_mode(mode, args, renderer, spec, log):
     q, t1 = metrics(R, O1)
     log(f"    ours plain 1x render (width {p1.width:.0f}, origin {p1.x:.0f},{p1.y:.0f}): PSNR {q:.2f} dB  SSIM {t1:.4f}")
     if args.diagnose:
-        diagnose(mode, R, O, box, place, page, log)
+        if renderer.style == "vivid":
+            vivid_diagnose(mode, R, O, box, place, log)
+        else:
+            diagnose(mode, R, O, box, place, page, log)
     os.makedirs(args.out, exist_ok=True)
-    save_images(args.out, mode, R, O, args.amplify, args.zoom)
+    save_images(args.out, mode if renderer.style == "original" else f"{renderer.style}-{mode}", R, O,
+                args.amplify, args.zoom)
     return {"mode": mode, "place": [place.x, place.y, place.width], "time": time, "box": box,
             "psnr": p, "ssim": s, "best_blur": best_blur, "psnr_1x": q, "ssim_1x": t1}
 
@@ -641,6 +811,8 @@ def main():
     ap.add_argument("--static-only", action="store_true", help="skip the ambient-time search (use --static)")
     ap.add_argument("--no-diagnose", dest="diagnose", action="store_false", help="skip the measurements")
     ap.add_argument("--json", help="also write the numbers to this JSON file")
+    ap.add_argument("--style", choices=["original", "vivid"], default="original",
+                    help="which toggle to fit: the upper (original, default) or the lower (vivid)")
     args = ap.parse_args()
     if args.k < 1 or args.zoom < 1:
         sys.exit("compare.py: -k and --zoom must be at least 1")
@@ -651,6 +823,7 @@ def main():
     except (OSError, ValueError) as e:
         sys.exit(f"compare.py: cannot read the art spec {spec_path}: {e}")
     renderer = Renderer(args.kiosk)
+    renderer.style = args.style
     results = [run_mode(m, args, renderer, spec, lambda s: print(s, flush=True)) for m in args.modes]
     print("== summary")
     for r in results:

@@ -36,7 +36,9 @@ public enum Ambient {
     public static func state(time: Double, reduceMotion: Bool) -> AmbientState {
         AmbientState(
             cloudOffsetsY: cloudDurations.indices.map { cloudOffsetY(group: $0, time: time, reduceMotion: reduceMotion) },
-            starOpacities: starDurations.indices.map { starOpacity(group: $0, time: time, reduceMotion: reduceMotion) })
+            starOpacities: starDurations.indices.map { starOpacity(group: $0, time: time, reduceMotion: reduceMotion) },
+            vividCloudOffsetsY: VividAmbient.cloudOffsets(time: time, reduceMotion: reduceMotion),
+            vividStarScales: VividAmbient.starScales(time: time, reduceMotion: reduceMotion))
     }
 
     /// An autoreversing loop: curve(u/d) on the way out, curve((2d − u)/d) on the way back,
@@ -53,8 +55,11 @@ public enum Ambient {
 }
 
 /// The ambient values for one frame: cloud offsets (groups 0…3, artboard units) and star
-/// opacities (groups 0…4).
+/// opacities (groups 0…4); for the Vivid style, its cloud offsets (groups 0…1, scene units)
+/// and star scales (groups 1…6, at indices 0…5).
 public struct AmbientState: Equatable, Sendable {
     public var cloudOffsetsY: [Double]
     public var starOpacities: [Double]
+    public var vividCloudOffsetsY: [Double]
+    public var vividStarScales: [Double]
 }

@@ -7,6 +7,7 @@ import Raster
 public enum ComponentBenchmark {
     public struct Result: Sendable {
         public var width: Int
+        public var style: ToggleStyle = .original
         public var scratchMedianMs: Double
         public var cachedMedianMs: Double
     }
@@ -14,8 +15,8 @@ public enum ComponentBenchmark {
     public static let scratchTargetMs = 2.0
     public static let cachedTargetMs = 0.5
 
-    public static func run(width: Int = 520, frames: Int = 60) -> Result {
-        let renderer = ToggleRenderer(width: Double(width), scale: 1)
+    public static func run(width: Int = 520, frames: Int = 60, style: ToggleStyle = .original) -> Result {
+        let renderer = style.makeRenderer(width: Double(width), scale: 1)
         let pad = 64
         let pix = Pixmap(width: width + 2 * pad, height: Int(Double(width) * 80 / 130) + 2 * pad)
         let canvas = Canvas(pix)
@@ -33,7 +34,7 @@ public enum ComponentBenchmark {
             }
             return times.sorted()[times.count / 2]
         }
-        return Result(width: width, scratchMedianMs: median(false), cachedMedianMs: median(true))
+        return Result(width: width, style: style, scratchMedianMs: median(false), cachedMedianMs: median(true))
     }
 
     public static func table(_ r: Result) -> String {
@@ -43,7 +44,7 @@ public enum ComponentBenchmark {
                 + " ms  " + (ms <= target ? "ok" : "MISS")
             return name + String(repeating: " ", count: max(1, 40 - name.count)) + v
         }
-        return "component at \(r.width) px (median)\n"
+        return "component at \(r.width) px (median)" + (r.style == .original ? "" : ", style \(r.style.rawValue)") + "\n"
             + row("toggle frame from scratch", r.scratchMedianMs, scratchTargetMs) + "\n"
             + row("toggle frame cached (ambient only)", r.cachedMedianMs, cachedTargetMs)
     }

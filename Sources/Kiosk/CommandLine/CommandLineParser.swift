@@ -1,3 +1,5 @@
+import DarkModeToggle
+
 /// Parses `darkmode-kiosk`'s arguments (without the program name) into a `KioskCommand`.
 /// Pure: no I/O, no environment. Every problem is a usage error (exit 2) naming the flag and
 /// what was expected.
@@ -147,6 +149,10 @@ public enum CommandLineParser {
         o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
         o.isStatic = s.has("--static")
         o.pageColor = try s.value("--page-color").map { v throws(KioskError) in try rgb(v, flag: "--page-color") }
+        if let v = s.value("--style") {
+            guard let style = ToggleStyle(rawValue: v) else { throw .usage("--style: expected original or vivid, found '\(v)'") }
+            o.style = style
+        }
         switch (s.has("--light"), s.has("--dark")) {
         case (true, true): throw .usage("--light and --dark exclude each other")
         case (true, false): o.appearance = .light
@@ -276,6 +282,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--dark", help: "dark mode (progress 1 unless given)"),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
         FlagSpec(name: "--page-color", valueName: "R,G,B", help: "page colour (0-255 each) instead of the mode's"),
+        FlagSpec(name: "--style", valueName: "original|vivid", help: "the toggle's look (default original)"),
     ]
     static let replay: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "virtual window size in pixels"),

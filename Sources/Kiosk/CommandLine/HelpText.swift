@@ -2,7 +2,7 @@
 public enum HelpText {
     static let synopses: [KioskSubcommand: String] = [
         .run: "darkmode-kiosk [run] [--windowed] [--size WxH] [--rotate 0|90|180|270] [--scale S]\n               [--config FILE] [--prefs FILE] [--reduce-motion] [--show-fps] [--check]",
-        .render: "darkmode-kiosk render --out FILE.png [--width PX] [--page WxH] [--progress P]\n               [--position Q] [--time T] [--static] [--light|--dark] [--scale S]\n               [--page-color R,G,B]",
+        .render: "darkmode-kiosk render --out FILE.png [--width PX] [--page WxH] [--progress P]\n               [--position Q] [--time T] [--static] [--light|--dark] [--scale S]\n               [--page-color R,G,B] [--style original|vivid]",
         .replay: "darkmode-kiosk replay TRACE.jsonl [--size WxH] [--scale S] [--prefs FILE] [--reduce-motion]",
         .bench: "darkmode-kiosk bench [--size WxH] [--scale S] [--frames N] [--scenario NAME|all] [--json FILE]\n               [--full-redraw] [--raster]",
     ]

@@ -1,3 +1,5 @@
+import DarkModeToggle
+
 /// A parsed command line (see `CommandLineParser`).
 public enum KioskCommand: Equatable, Sendable {
     /// Run the kiosk (the default when no subcommand is given).
@@ -61,6 +63,8 @@ public struct RenderOptions: Equatable, Sendable {
     public var scale: Double?
     /// `--page-color R,G,B`: a page colour overriding the mode's (e.g. to match a screenshot).
     public var pageColor: [Int]?
+    /// `--style original|vivid`: the toggle's look.
+    public var style: ToggleStyle = .original
 
     public init(outPath: String) { self.outPath = outPath }
 

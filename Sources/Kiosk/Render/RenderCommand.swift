@@ -6,7 +6,7 @@ public enum RenderCommand {
     /// Renders the frame the options describe (no file I/O).
     public static func image(_ o: RenderOptions, theme: PageTheme = .standard, cached: Bool = true) -> Pixmap {
         let width = o.resolvedWidth
-        let renderer = ToggleRenderer(width: Double(width), scale: 1)
+        let renderer = o.style.makeRenderer(width: Double(width), scale: 1)
         let frame = ToggleFrame(appearance: o.resolvedProgress, position: o.resolvedPosition,
                                 ambient: Ambient.state(time: o.time, reduceMotion: o.isStatic))
         let height = Int((Double(width) * ToggleMetrics.componentAspect).rounded())

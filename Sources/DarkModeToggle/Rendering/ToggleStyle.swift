@@ -1,0 +1,35 @@
+import Raster
+
+/// The look of the component. Both styles share the metrics, the interaction engine and the
+/// motion (`ToggleFrame`); only the drawing differs.
+public enum ToggleStyle: String, CaseIterable, Sendable {
+    /// The first release's soft art (LightDarkModeAnimated).
+    case original
+    /// The later release's saturated art: deeper sky, cloud banks, halos, large stars.
+    case vivid
+
+    /// A renderer of this style for a component `width` points wide at `scale` pixels per point.
+    public func makeRenderer(width: Double, scale: Double) -> any ToggleStyleRenderer {
+        switch self {
+        case .original: return ToggleRenderer(width: width, scale: scale)
+        case .vivid: return VividRenderer(width: width, scale: scale)
+        }
+    }
+}
+
+/// What a page needs from a component renderer of any style.
+public protocol ToggleStyleRenderer: AnyObject {
+    var metrics: ToggleMetrics { get }
+    /// Device pixels per point.
+    var scale: Double { get }
+    /// Draws the component with its top-left at device `origin`; `cached` keeps the rendered
+    /// pieces between frames (same pixels as `cached: false`).
+    func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool)
+    /// The device rectangle the component can touch, for any state.
+    func bounds(origin: (x: Int, y: Int)) -> IntRect
+    /// The device rectangle that changes between two frames (empty when they are equal).
+    func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect
+}
+
+extension ToggleRenderer: ToggleStyleRenderer {}
+extension VividRenderer: ToggleStyleRenderer {}

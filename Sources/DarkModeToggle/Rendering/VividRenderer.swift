@@ -1,0 +1,224 @@
+import Raster
+
+/// Draws the component in the Vivid style onto a `Canvas`, in the SwiftUI package's order:
+///
+/// 1. the track as one off-screen layer (`drawingGroup`, which clips to the 173 × 69 track
+///    frame), shifted to the inner frame: day sky, night sky at opacity p, the halo discs
+///    centred on the thumb's path, the day scene (cloud banks) at opacity 1 − p moved down by
+///    48 p, the night scene (stars) at opacity p coming down from −12; all clipped to the
+///    capsule; then the gradient border inside the capsule, and under it all the track's drop
+///    shadow (cut at the track frame);
+/// 2. the celestial layer, not clipped: the sun (opacity 1 − p) and the moon with its craters
+///    (opacity p), each with its diagonal gradient ring and two stacked shadows.
+///
+/// As with `ToggleRenderer`, each piece (shadow, clip, border, halo, each cloud bank, sun,
+/// moon) is rasterized into its own sprite and the frame is composed from them
+/// (`VividSpriteCache`); `cached: false` rasterizes them anew with the same composition. The
+/// stars change size continuously, so they are rasterized for every frame (six small
+/// polygons). Sprites are placed on whole device pixels.
+public final class VividRenderer {
+    public let metrics: ToggleMetrics
+    /// Device pixels per point.
+    public let scale: Double
+    private var cache: VividSpriteCache?
+
+    public init(width: Double, scale: Double) {
+        precondition(scale > 0 && scale.isFinite, "scale must be positive")
+        metrics = ToggleMetrics(width: width)
+        self.scale = scale
+    }
+
+    /// Device pixels per track artboard unit.
+    var trackUnit: Double { metrics.trackScale * scale }
+    /// Device pixels per celestial artboard unit.
+    var celestialUnit: Double { metrics.celestialScale * scale }
+
+    func trackTransform(_ origin: (x: Int, y: Int)) -> Transform {
+        Transform.scale(trackUnit, trackUnit)
+            .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
+    }
+
+    /// Scene units → device, for a component at `origin`, with the scene moved down by `dy`
+    /// device pixels.
+    func sceneTransform(_ origin: (x: Int, y: Int), dy: Double = 0) -> Transform {
+        let k = VividArt.sceneScale, f = VividArt.innerFrame
+        return Transform.scale(k, k).concatenating(.translation(f.minX, f.minY))
+            .concatenating(trackTransform(origin)).concatenating(.translation(0, dy))
+    }
+
+    /// Device position of the celestial artboard's origin, snapped to whole pixels.
+    func celestialOrigin(_ origin: (x: Int, y: Int), position: Double) -> (x: Int, y: Int) {
+        (origin.x + Int((metrics.celestialOriginX(position: position) * scale).rounded()),
+         origin.y + Int((metrics.celestialOriginY * scale).rounded()))
+    }
+
+    func celestialTransform(_ o: (x: Int, y: Int)) -> Transform {
+        Transform.scale(celestialUnit, celestialUnit).concatenating(.translation(Double(o.x), Double(o.y)))
+    }
+
+    /// Whole-pixel shift of the halo from its appearance-0 place.
+    func haloShift(appearance: Double) -> Int {
+        Int(((VividArt.haloCenter(appearance: appearance).x - VividArt.haloCenter(appearance: 0).x) * trackUnit).rounded())
+    }
+
+    /// Whole-pixel vertical shift of a cloud bank: the day scene's drop plus the float.
+    func cloudShift(appearance: Double, float: Double) -> Int {
+        let p = clamp(appearance, 0, 1)
+        return Int(((p * VividArt.daySceneDrop + float * VividArt.sceneScale) * trackUnit).rounded())
+    }
+
+    /// The night scene's vertical offset in device pixels (stars are rasterized per frame).
+    func nightShift(appearance: Double) -> Double {
+        -(1 - clamp(appearance, 0, 1)) * VividArt.nightSceneRise * trackUnit
+    }
+
+    // MARK: Bounds
+
+    /// Device bounds of the track layer (the `drawingGroup` frame: nothing of the track, not
+    /// even its shadow, reaches outside it).
+    public func trackDeviceBounds(origin: (x: Int, y: Int)) -> IntRect {
+        let t = trackTransform(origin)
+        let f = ToggleArt.trackFrame
+        let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
+        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut
+    }
+
+    /// The device rectangle the component can touch when its top-left is at `origin`, for any
+    /// state: the component frame and the track, widened by the sun's and moon's travel and
+    /// shadows.
+    public func bounds(origin: (x: Int, y: Int)) -> IntRect {
+        var r = IntRect(x: origin.x, y: origin.y, width: Int((metrics.width * scale).rounded(.up)),
+                        height: Int((metrics.height * scale).rounded(.up)))
+        r = r.union(trackDeviceBounds(origin: origin))
+        for position in [-0.15, 1.15] {
+            let o = celestialOrigin(origin, position: position)
+            for body in [VividArt.sun, VividArt.moon] { r = r.union(bodyBounds(body, celestial: o)) }
+        }
+        return r
+    }
+
+    /// The device rectangle that changes between two frames: the track when anything in it
+    /// moved (ambient clock, appearance: skies, halo, scenes), plus the old and new places of
+    /// the visible sun and moon when the position or appearance changed. Empty when equal.
+    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        guard let old else { return bounds(origin: origin) }
+        if old == new { return .zero }
+        var r = trackDeviceBounds(origin: origin)
+        if old.position != new.position || old.appearance != new.appearance {
+            r = r.union(celestialBounds(old, origin: origin)).union(celestialBounds(new, origin: origin))
+        }
+        return r
+    }
+
+    func celestialBounds(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        let p = clamp(frame.appearance, 0, 1)
+        let o = celestialOrigin(origin, position: frame.position)
+        var r = IntRect.zero
+        if p < 1 { r = r.union(bodyBounds(VividArt.sun, celestial: o)) }
+        if p > 0 { r = r.union(bodyBounds(VividArt.moon, celestial: o)) }
+        return r
+    }
+
+    /// Device bounds of a sun or moon with room for its ring and stacked shadows.
+    func bodyBounds(_ body: VividArt.Body, celestial o: (x: Int, y: Int)) -> IntRect {
+        let t = celestialTransform(o)
+        let shape = body.frame.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
+        let a = t.apply(Point(shape.minX, shape.minY))
+        var box = Rect(x: a.x, y: a.y, width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
+        for s in body.shadows {
+            let m = GaussianBlur.extent(sigma: s.radius * celestialUnit)
+            let dx = Int((s.dx * celestialUnit).rounded()), dy = Int((s.dy * celestialUnit).rounded())
+            let grown = box.insetBy(dx: -m, dy: -m)
+            box = box.union(grown.offsetBy(dx: dx, dy: dy)).union(grown)
+        }
+        return box
+    }
+
+    // MARK: Drawing
+
+    /// Draws the component with its top-left at device `origin`.
+    public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
+        if cached {
+            if cache == nil { cache = VividSpriteCache(renderer: self, pool: canvas.pool, retained: true) }
+            cache!.draw(frame, on: canvas, origin: origin)
+        } else {
+            let fresh = VividSpriteCache(renderer: self, pool: canvas.pool, retained: false)
+            fresh.draw(frame, on: canvas, origin: origin)
+            fresh.releaseBorrowed()
+        }
+    }
+
+    // MARK: From the vector art
+
+    static func gradient(_ colors: [Color], from a: Point, to b: Point) -> Paint {
+        .linearGradient(LinearGradient(start: a, end: b, colors: colors, interpolation: .premultiplied))
+    }
+
+    /// A circle's outline as a centred ring of width `w`.
+    static func ring(center c: Point, radius r: Double, width w: Double) -> Path {
+        var p = Path.circle(center: c, radius: r + w / 2)
+        p.append(Path.circle(center: c, radius: r - w / 2).reversed())
+        return p
+    }
+
+    /// The border: a stroke inside the clip capsule, gradient top to bottom of the inner frame.
+    static var borderPath: Path { VividArt.clipShape.stroke(lineWidth: VividArt.borderWidth, alignment: .inside) }
+    static var borderPaint: Paint {
+        let f = VividArt.innerFrame
+        return gradient(VividArt.borderGradient, from: Point(f.minX, f.minY), to: Point(f.minX, f.maxY))
+    }
+
+    /// One cloud bank's extent in track units, cut to the inner frame's width.
+    static func cloudBounds(_ group: VividArt.CloudGroup) -> Rect {
+        let k = VividArt.sceneScale, f = VividArt.innerFrame
+        var r: Rect? = nil
+        for c in group.circles {
+            let b = Rect(x: f.minX + (c.center.x - c.radius) * k, y: f.minY + (c.center.y - c.radius) * k,
+                         width: 2 * c.radius * k, height: 2 * c.radius * k)
+            r = r.map { $0.union(b) } ?? b
+        }
+        let u = r!
+        let x0 = max(u.minX, f.minX), x1 = min(u.maxX, f.maxX)
+        return Rect(x: x0, y: u.minY, width: x1 - x0, height: u.height)
+    }
+
+    /// The halo discs' extent (track units) at appearance 0, cut to the inner frame's height.
+    static var haloBounds: Rect {
+        let c = VividArt.haloCenter(appearance: 0), r = VividArt.halos.map(\.diameter).max()! / 2
+        let f = VividArt.innerFrame
+        return Rect(x: c.x - r, y: f.minY, width: 2 * r, height: f.height)
+    }
+
+    /// Stars at their current scales (scene units under the canvas transform).
+    static func drawStars(_ scales: [Double], on canvas: Canvas) {
+        for star in VividArt.stars {
+            let s = scales.indices.contains(star.group - 1) ? scales[star.group - 1] : 1
+            let r = star.radius * s
+            guard r > 0 else { continue }
+            canvas.fill(Path.star(center: star.center, points: 4, outerRadius: r, innerRadius: r * ToggleArt.starInnerRatio),
+                        .solid(VividArt.Palette.star))
+        }
+    }
+
+    /// A sun or moon as one layer: disc, craters, gradient ring, stacked shadows.
+    func drawBody(_ body: VividArt.Body, on canvas: Canvas, celestial o: (x: Int, y: Int)) {
+        canvas.transform = celestialTransform(o)
+        canvas.beginLayer(deviceBounds: bodyBounds(body, celestial: o))
+        canvas.fill(Path.circle(center: body.center, radius: body.radius), .solid(body.fill))
+        for c in body.craters {
+            let r = c.diameter / 2
+            let center = Point(body.frame.minX + c.x + r, body.frame.minY + c.y + r)
+            canvas.fill(Path.circle(center: center, radius: r), .solid(VividArt.Palette.moonCrater))
+            canvas.fill(Self.ring(center: center, radius: r, width: VividArt.craterStroke.width),
+                        .solid(VividArt.craterStroke.color))
+        }
+        canvas.fill(Self.ring(center: body.center, radius: body.radius, width: body.strokeWidth),
+                    Self.gradient(body.strokeGradient, from: Point(body.frame.minX, body.frame.minY),
+                                  to: Point(body.frame.maxX, body.frame.maxY)))
+        for s in body.shadows {
+            canvas.applyDropShadow(color: s.color, sigma: s.radius * celestialUnit,
+                                   dx: s.dx * celestialUnit, dy: s.dy * celestialUnit)
+        }
+        canvas.endLayer()
+    }
+}

@@ -1,0 +1,343 @@
+import Raster
+
+/// The Vivid style's pieces as sprites, and the one frame composition that uses them (the
+/// counterpart of `ToggleSpriteCache`).
+///
+/// Shadows. SwiftUI applies the track's `.shadow` to each drawing inside it separately (there
+/// is no `compositingGroup`): every clipped leaf — the day sky, the night sky, the halo discs,
+/// each cloud bank — and the border casts its own black shadow, drawn just under that leaf and
+/// over the leaves before it; outside the capsule the shadows stack (that is why the
+/// reference's shadow under the track is about twice as dark as one 0.28 shadow). Here:
+/// - *outer shadows*: everything the leaves' shadows put outside the capsule, stacked, as one
+///   sprite for the light end and one for the dark end (cleared where the capsule is opaque,
+///   so their runs cover only the band around it); between the ends, the day sky's shadow
+///   plus the light and dark extras at opacities 1 − p and p. The clouds' and halos' outer
+///   shadows are taken at their rest places (float 0, halo at its end): an approximation.
+/// - *inner shadows*: each halo/cloud sprite carries its own shadow under it (cast by the
+///   unclipped leaf, clipped with the content), the border sprite carries its shadow under it,
+///   and between the ends the night sky's shadow darkens the day sky at opacity p.
+/// The stars cast no shadow here (six small stars on the night sky: a known omission).
+///
+/// A retained instance keeps the pieces for the renderer's life (one scale); a one-frame
+/// instance borrows their memory from the pool and rasterizes them anew, through the same
+/// composition.
+final class VividSpriteCache {
+    private unowned let renderer: VividRenderer
+    private let pool: LayerPool
+    private let retained: Bool
+    /// Track frame and inner frame device bounds relative to the component origin.
+    private let trackBounds: IntRect
+    private let innerBounds: IntRect
+    private let trackTransform: Transform
+    private let measure: Canvas
+    private var clip, border, halo, sun, moon, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
+    private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
+    private var borrowed: [Pixmap] = []
+    private var planeScratch: [Float] = []
+    private var blurScratch: [Float] = []
+
+    init(renderer r: VividRenderer, pool: LayerPool, retained: Bool) {
+        renderer = r
+        self.pool = pool
+        self.retained = retained
+        trackTransform = r.trackTransform((0, 0))
+        measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
+        measure.transform = trackTransform
+        trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
+        innerBounds = measure.deviceBounds(of: VividArt.innerFrame)
+    }
+
+    private func newPixmap(_ bounds: IntRect) -> Pixmap {
+        if retained { return Pixmap(width: bounds.width, height: bounds.height) }
+        let pix = pool.take(width: bounds.width, height: bounds.height)
+        borrowed.append(pix)
+        return pix
+    }
+
+    /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
+    private func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
+        let pix = newPixmap(bounds)
+        let c = Canvas(pix, pool: pool)
+        c.retarget(pix, origin: (bounds.x, bounds.y))
+        c.transform = transform
+        draw(c)
+        let s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained { s.indexRuns() }
+        return s
+    }
+
+    private func clipSprite() -> Sprite {
+        if let s = clip { return s }
+        let s = sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
+        clip = s
+        return s
+    }
+
+    // MARK: Shadows
+
+    /// The black shadow (`VividArt.trackShadow`) a sprite's alpha casts, as a sprite covering
+    /// the sprite's bounds grown by the blur and the offset, or cut to `cut`.
+    private func shadow(of src: Sprite, cut: IntRect? = nil) -> Sprite {
+        let r = renderer, art = VividArt.trackShadow
+        let sigma = art.radius * r.trackUnit
+        let dx = Int((art.dx * r.trackUnit).rounded()), dy = Int((art.dy * r.trackUnit).rounded())
+        let m = GaussianBlur.extent(sigma: sigma) + max(abs(dx), abs(dy))
+        let plane = src.bounds.insetBy(dx: -m, dy: -m)
+        let w = plane.width, h = plane.height
+        if planeScratch.count < w * h { planeScratch = [Float](repeating: 0, count: w * h) }
+        let out = newPixmap(cut ?? plane)
+        let ob = cut ?? plane
+        let tint = art.color.premultiplied8.packed
+        let sp = src.pixmap
+        planeScratch.withUnsafeMutableBufferPointer { vb in
+            let v = vb.baseAddress!
+            v.update(repeating: 0, count: w * h)
+            for y in 0..<sp.height {
+                let row = sp.pixels + y * sp.stride
+                let base = (y + src.origin.y + dy - plane.y) * w + (src.origin.x + dx - plane.x)
+                for x in 0..<sp.width { v[base + x] = Float(row[x] &>> 24) * (1 / 255) }
+            }
+            GaussianBlur.blur(v, width: w, height: h, sigma: sigma, scratch: &blurScratch)
+            for y in 0..<ob.height {
+                let dst = out.pixels + y * out.stride
+                let py = y + ob.y - plane.y
+                for x in 0..<ob.width {
+                    let px = x + ob.x - plane.x
+                    guard py >= 0 && py < h && px >= 0 && px < w else { dst[x] = 0; continue }
+                    let k = UInt32(min(max(v[py * w + px], 0), 1) * 255 + 0.5)
+                    dst[x] = Self.scale(tint, k)
+                }
+            }
+        }
+        return Sprite(pixmap: out, origin: (ob.x, ob.y))
+    }
+
+    /// A premultiplied colour times k/255, per channel.
+    private static func scale(_ c: UInt32, _ k: UInt32) -> UInt32 {
+        let rb = ((c & 0x00FF_00FF) &* k &+ 0x0080_0080)
+        let ag = (((c &>> 8) & 0x00FF_00FF) &* k &+ 0x0080_0080)
+        let rb2 = ((rb &+ ((rb &>> 8) & 0x00FF_00FF)) &>> 8) & 0x00FF_00FF
+        let ag2 = ((ag &+ ((ag &>> 8) & 0x00FF_00FF)) &>> 8) & 0x00FF_00FF
+        return rb2 | (ag2 &<< 8)
+    }
+
+    /// Sprites composited in order (src-over) into one sprite covering `bounds`; with
+    /// `cutInterior`, pixels where the capsule is opaque are cleared afterwards.
+    private func stack(_ bounds: IntRect, _ parts: [(Sprite, Double)], cutInterior: Bool) -> Sprite {
+        let pix = newPixmap(bounds)
+        pix.clear()
+        let c = Canvas(pix, pool: pool)
+        c.retarget(pix, origin: (bounds.x, bounds.y))
+        for (s, a) in parts { c.draw(s, opacity: a) }
+        if cutInterior {
+            let m = clipSprite()
+            for y in 0..<bounds.height {
+                let my = y + bounds.y - m.origin.y
+                guard my >= 0 && my < m.pixmap.height else { continue }
+                let mrow = m.pixmap.pixels + my * m.pixmap.stride, row = pix.pixels + y * pix.stride
+                for x in 0..<bounds.width {
+                    let mx = x + bounds.x - m.origin.x
+                    if mx >= 0 && mx < m.pixmap.width && mrow[mx] &>> 24 == 255 { row[x] = 0 }
+                }
+            }
+        }
+        let s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained { s.indexRuns() }
+        return s
+    }
+
+    /// A leaf drawn (track transform) and clipped to the capsule, covering the track frame.
+    private func clippedLeaf(_ draw: (Canvas) -> Void) -> Sprite {
+        let m = clipSprite()
+        let pix = pool.take(width: trackBounds.width, height: trackBounds.height)
+        let c = Canvas(pix, pool: pool)
+        c.retarget(pix, origin: (trackBounds.x, trackBounds.y))
+        c.transform = trackTransform
+        c.beginLayer(deviceBounds: trackBounds)
+        draw(c)
+        c.endLayer(mask: .alpha(m.pixmap, origin: m.origin))
+        return Sprite(pixmap: pix, origin: (trackBounds.x, trackBounds.y))
+    }
+
+    /// The shadow of a clipped leaf (cut to the track frame); the leaf's memory goes back to the pool.
+    private func clippedLeafShadow(_ draw: (Canvas) -> Void) -> Sprite {
+        let leaf = clippedLeaf(draw)
+        let s = shadow(of: leaf, cut: trackBounds)
+        pool.give(leaf.pixmap)
+        return s
+    }
+
+    /// The day sky's shadow: the capsule's, cut to the track frame (not cleared inside).
+    private func capsuleShadow() -> Sprite {
+        if let s = capShadow { return s }
+        let s = shadow(of: clipSprite(), cut: trackBounds)
+        if retained { s.indexRuns() }
+        capShadow = s
+        return s
+    }
+
+    private func haloLeafShadow(appearance: Double) -> Sprite {
+        let dx = Double(renderer.haloShift(appearance: appearance)) / renderer.trackUnit
+        let c = VividArt.haloCenter(appearance: 0)
+        return clippedLeafShadow { canvas in
+            for h in VividArt.halos {
+                canvas.fill(Path.circle(center: Point(c.x + dx, c.y), radius: h.diameter / 2), .solid(Color.white.withAlpha(h.opacity)))
+            }
+        }
+    }
+
+    /// What the light end's leaves other than the day sky put outside the capsule: the cloud
+    /// banks at rest and the halo.
+    private func lightExtras() -> [Sprite] {
+        var parts: [Sprite] = []
+        for i in VividArt.cloudGroups.indices {
+            let cloud = cloudLeaf(i)
+            let dy = renderer.cloudShift(appearance: 0, float: 0)
+            parts.append(clippedLeafShadow { c in
+                let home = cloud.origin
+                cloud.origin = (home.x, home.y + dy)
+                c.draw(cloud, opacity: VividArt.cloudGroups[i].opacity)
+                cloud.origin = home
+            })
+        }
+        parts.append(haloLeafShadow(appearance: 0))
+        return parts
+    }
+
+    /// Outer shadows: light end, dark end, and the extras used between them.
+    private func outer(dark: Bool) -> Sprite {
+        if let s = dark ? outerDark : outerLight { return s }
+        let cap = capsuleShadow()
+        let extras = dark ? [cap, haloLeafShadow(appearance: 1)] : lightExtras()
+        let s = stack(trackBounds, [(cap, 1)] + extras.map { ($0, 1) }, cutInterior: true)
+        if dark { outerDark = s } else { outerLight = s }
+        return s
+    }
+
+    private func outerExtra(dark: Bool) -> Sprite {
+        if let s = dark ? extraDark : extraLight { return s }
+        let extras = dark ? [capsuleShadow(), haloLeafShadow(appearance: 1)] : lightExtras()
+        let s = stack(trackBounds, extras.map { ($0, 1) }, cutInterior: true)
+        if dark { extraDark = s } else { extraLight = s }
+        return s
+    }
+
+    // MARK: Pieces with their own shadow under them
+
+    private func borderSprite() -> Sprite {
+        if let s = border { return s }
+        let line = sprite(trackBounds, trackTransform) { $0.fill(VividRenderer.borderPath, VividRenderer.borderPaint) }
+        let s = stack(trackBounds, [(shadow(of: line, cut: trackBounds), 1), (line, 1)], cutInterior: false)
+        border = s
+        return s
+    }
+
+    private func haloSprite() -> Sprite {
+        if let s = halo { return s }
+        let center = VividArt.haloCenter(appearance: 0)
+        let discs = sprite(measure.deviceBounds(of: VividRenderer.haloBounds), trackTransform) { c in
+            for h in VividArt.halos {
+                c.fill(Path.circle(center: center, radius: h.diameter / 2), .solid(Color.white.withAlpha(h.opacity)))
+            }
+        }
+        let sh = shadow(of: discs)
+        let s = stack(sh.bounds, [(sh, 1), (discs, 1)], cutInterior: false)
+        halo = s
+        return s
+    }
+
+    /// One cloud bank's circles at full opacity (no shadow).
+    private func cloudLeaf(_ i: Int) -> Sprite {
+        let group = VividArt.cloudGroups[i]
+        let k = VividArt.sceneScale, f = VividArt.innerFrame
+        let sceneToDevice = Transform.scale(k, k).concatenating(.translation(f.minX, f.minY)).concatenating(trackTransform)
+        return sprite(measure.deviceBounds(of: VividRenderer.cloudBounds(group)), sceneToDevice) { c in
+            for circle in group.circles {
+                c.fill(Path.circle(center: circle.center, radius: circle.radius), .solid(VividArt.Palette.cloud))
+            }
+        }
+    }
+
+    /// A cloud bank over its own shadow, both at full strength: the bank's opacity applies to
+    /// the pair (the reference shows no shadow through the translucent back bank).
+    private func cloudSprite(_ i: Int) -> Sprite {
+        if let s = clouds[i] { return s }
+        let leaf = cloudLeaf(i)
+        let sh = shadow(of: leaf)
+        let s = stack(sh.bounds, [(sh, 1), (leaf, 1)], cutInterior: false)
+        clouds[i] = s
+        return s
+    }
+
+    private func bodySprite(moon isMoon: Bool) -> Sprite {
+        if let s = isMoon ? moon : sun { return s }
+        let r = renderer, zero = (x: 0, y: 0)
+        let art = isMoon ? VividArt.moon : VividArt.sun
+        let s = sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
+            r.drawBody(art, on: c, celestial: zero)
+        }
+        if isMoon { moon = s } else { sun = s }
+        return s
+    }
+
+    /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy).
+    private func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,
+                       opacity: Double = 1) {
+        let home = sprite.origin
+        sprite.origin = (home.x + origin.x + dx, home.y + origin.y + dy)
+        canvas.draw(sprite, opacity: opacity)
+        sprite.origin = home
+    }
+
+    /// Returns borrowed memory to the pool (one-frame instances).
+    func releaseBorrowed() {
+        for p in borrowed { pool.give(p) }
+        borrowed.removeAll()
+    }
+
+    /// Composes one frame. A scene at opacity 1 (the other one invisible) is drawn straight into
+    /// the track layer instead of its own layer (same result: src-over is associative).
+    func draw(_ frame: ToggleFrame, on canvas: Canvas, origin o: (x: Int, y: Int)) {
+        let r = renderer
+        let p = clamp(frame.appearance, 0, 1)
+        let inner = innerBounds.offsetBy(dx: o.x, dy: o.y)
+        canvas.transform = r.trackTransform(o)
+        if p == 0 || p == 1 {
+            place(outer(dark: p == 1), on: canvas, at: o)
+        } else {
+            place(capsuleShadow(), on: canvas, at: o)
+            place(outerExtra(dark: false), on: canvas, at: o, opacity: 1 - p)
+            place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
+        }
+        canvas.beginLayer(deviceBounds: inner)
+        canvas.fill(deviceRect: inner, VividArt.Palette.daySky)
+        if p > 0 {
+            if p < 1 { place(capsuleShadow(), on: canvas, at: o, opacity: p) }
+            canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
+        }
+        place(haloSprite(), on: canvas, at: o, dx: r.haloShift(appearance: p))
+        if p < 1 {
+            if p > 0 { canvas.beginLayer(deviceBounds: inner) }
+            for i in VividArt.cloudGroups.indices {
+                let float = frame.ambient.vividCloudOffsetsY.indices.contains(i) ? frame.ambient.vividCloudOffsetsY[i] : 0
+                place(cloudSprite(i), on: canvas, at: o, dy: r.cloudShift(appearance: p, float: float),
+                      opacity: VividArt.cloudGroups[i].opacity)
+            }
+            if p > 0 { canvas.endLayer(opacity: 1 - p) }
+        }
+        if p > 0 {
+            if p < 1 { canvas.beginLayer(deviceBounds: inner) }
+            canvas.transform = r.sceneTransform(o, dy: r.nightShift(appearance: p))
+            VividRenderer.drawStars(frame.ambient.vividStarScales, on: canvas)
+            canvas.transform = r.trackTransform(o)
+            if p < 1 { canvas.endLayer(opacity: p) }
+        }
+        let m = clipSprite()
+        canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
+        place(borderSprite(), on: canvas, at: o)
+
+        let c = r.celestialOrigin(o, position: frame.position)
+        if p < 1 { place(bodySprite(moon: false), on: canvas, at: c, opacity: 1 - p) }
+        if p > 0 { place(bodySprite(moon: true), on: canvas, at: c, opacity: p) }
+    }
+}
