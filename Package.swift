@@ -23,12 +23,19 @@ let package = Package(
             providers: [.apt(["libpng-dev"])]),
         .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
         .target(name: "DarkModeToggle", dependencies: ["Raster"]),
-        .target(name: "Kiosk", dependencies: ["DarkModeToggle", "Raster"]),
-        .target(name: "KioskSDL", dependencies: ["Kiosk", "CSDL2"]),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["Kiosk", "KioskSDL"]),
+        // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
+        // imports DarkModeToggle and Raster only (a test fails on Glibc/Foundation imports).
+        .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster"]),
+        // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
+        .target(name: "KioskSupport", dependencies: ["Raster"]),
+        // The commands: CLI, config, preferences, render, replay, bench, soak.
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster"]),
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL"]),
         .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk"], resources: [.copy("Traces")]),
-        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL"]),
+        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport"], resources: [.copy("Traces")]),
+        .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
+        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine"]),
     ]
 )
