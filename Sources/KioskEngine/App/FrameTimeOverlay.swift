@@ -9,7 +9,8 @@ public final class FrameTimeOverlay {
     private var next = 0
     public private(set) var needsRedraw = false
     /// Overlay size in device pixels (set on draw).
-    static let size = (width: 132, height: 44)
+    /// Wide enough for the bars (6 + 120 px) and the digits to their right ("999.9" ≈ 44 px).
+    static let size = (width: 180, height: 44)
     static let origin = (x: 8, y: 8)
 
     public init() {}
@@ -35,6 +36,11 @@ public final class FrameTimeOverlay {
         let b = bounds.intersection(canvas.drawableBounds)
         guard !b.isEmpty else { return .zero }
         canvas.transform = .identity
+        // Nothing may land outside the rectangle reported as changed (an incremental frame
+        // would keep stale pixels there).
+        let savedClip = canvas.clip
+        canvas.clip = b
+        defer { canvas.clip = savedClip }
         // Page colour underneath, then a translucent dark panel.
         canvas.fill(deviceRect: b, PremultipliedRGBA8(packed: page).asColor)
         let r = b.rect

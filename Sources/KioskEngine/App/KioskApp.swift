@@ -117,6 +117,13 @@ public final class KioskApp {
         shownToggle = nil
     }
 
+    /// Forgets what the frame shows, so the next `renderFrame` redraws the whole page (e.g.
+    /// after the host lost its window contents).
+    public func invalidate() {
+        shownPage = nil
+        shownToggle = nil
+    }
+
     // MARK: Input
 
     // Input methods return the commit they caused (the new mode), or nil; the driver decides

@@ -245,6 +245,19 @@ struct FlagSpec: Equatable {
     var name: String
     var valueName: String?
     var help: String
+    /// How the flag reads in the synopsis: nil for "[--name VALUE]", "" to leave it out (it
+    /// shares a token with the flag before it), or the token itself.
+    var usage: String?
+
+    init(name: String, valueName: String? = nil, help: String, usage: String? = nil) {
+        self.name = name; self.valueName = valueName; self.help = help; self.usage = usage
+    }
+
+    /// The synopsis token, or nil when another flag's token covers this one.
+    var synopsisToken: String? {
+        if let usage { return usage.isEmpty ? nil : usage }
+        return "[" + (valueName.map { "\(name) \($0)" } ?? name) + "]"
+    }
 
     static func specs(for sub: KioskSubcommand) -> [FlagSpec] {
         switch sub {
@@ -267,15 +280,15 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
     ]
     static let render: [FlagSpec] = [
-        FlagSpec(name: "--out", valueName: "FILE.png", help: "the PNG to write (required)"),
+        FlagSpec(name: "--out", valueName: "FILE.png", help: "the PNG to write (required)", usage: "--out FILE.png"),
         FlagSpec(name: "--width", valueName: "PX", help: "component width in pixels (image PX x PX*80/130 without --page)"),
         FlagSpec(name: "--page", valueName: "WxH", help: "render a full page of this size, component centred"),
         FlagSpec(name: "--progress", valueName: "P", help: "appearance progress, 0 light ... 1 dark"),
         FlagSpec(name: "--position", valueName: "Q", help: "celestial position progress (default: P)"),
         FlagSpec(name: "--time", valueName: "T", help: "ambient-animation clock in seconds (default 0)"),
         FlagSpec(name: "--static", help: "Reduce-Motion look: clouds at rest, all stars visible"),
-        FlagSpec(name: "--light", help: "light mode (progress 0 unless given)"),
-        FlagSpec(name: "--dark", help: "dark mode (progress 1 unless given)"),
+        FlagSpec(name: "--light", help: "light mode (progress 0 unless given)", usage: "[--light|--dark]"),
+        FlagSpec(name: "--dark", help: "dark mode (progress 1 unless given)", usage: ""),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
         FlagSpec(name: "--page-color", valueName: "R,G,B", help: "page colour (0-255 each) instead of the mode's"),
     ]
@@ -289,7 +302,8 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels"),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point"),
         FlagSpec(name: "--frames", valueName: "N", help: "frames per scenario (at least 1)"),
-        FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle or all (default all)"),
+        FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle or all (default all)",
+                 usage: "[--scenario NAME|all]"),
         FlagSpec(name: "--json", valueName: "FILE", help: "also write the results as JSON"),
         FlagSpec(name: "--full-redraw", help: "redraw the whole page every frame (no dirty rectangles)"),
         FlagSpec(name: "--raster", help: "time the rasterizer alone"),

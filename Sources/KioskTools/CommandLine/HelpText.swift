@@ -2,12 +2,35 @@ import KioskEngine
 import KioskSupport
 /// The `--help` texts, built from the same flag tables the parser uses.
 public enum HelpText {
-    static let synopses: [KioskSubcommand: String] = [
-        .run: "darkmode-kiosk [run] [--windowed] [--size WxH] [--rotate 0|90|180|270] [--scale S]\n               [--config FILE] [--prefs FILE] [--reduce-motion] [--show-fps] [--check]",
-        .render: "darkmode-kiosk render --out FILE.png [--width PX] [--page WxH] [--progress P]\n               [--position Q] [--time T] [--static] [--light|--dark] [--scale S]\n               [--page-color R,G,B]",
-        .replay: "darkmode-kiosk replay TRACE.jsonl [--size WxH] [--scale S] [--prefs FILE] [--reduce-motion]",
-        .bench: "darkmode-kiosk bench [--size WxH] [--scale S] [--frames N] [--scenario NAME|all] [--json FILE]\n               [--full-redraw] [--raster]",
+    /// What comes before the flags in each synopsis.
+    static let heads: [KioskSubcommand: String] = [
+        .run: "darkmode-kiosk [run]",
+        .render: "darkmode-kiosk render",
+        .replay: "darkmode-kiosk replay TRACE.jsonl",
+        .bench: "darkmode-kiosk bench",
     ]
+
+    /// Synopsis lines wrap before this many characters; continuation lines are indented.
+    static let synopsisWidth = 96
+    static let continuation = String(repeating: " ", count: 15)
+
+    /// One subcommand's synopsis, generated from its flag table (so it cannot drift).
+    static func synopsis(_ sub: KioskSubcommand) -> String {
+        var lines: [String] = [heads[sub]!]
+        for token in FlagSpec.specs(for: sub).compactMap(\.synopsisToken) {
+            if lines[lines.count - 1].count + 1 + token.count > synopsisWidth {
+                lines.append(continuation + token)
+            } else {
+                lines[lines.count - 1] += " " + token
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Every synopsis, as `--help` and the README print them.
+    public static var usageBlock: String {
+        KioskSubcommand.allCases.map { synopsis($0) + "\n" }.joined() + "darkmode-kiosk --help | --version\n"
+    }
 
     static let summaries: [KioskSubcommand: String] = [
         .run: "Run the kiosk page full-screen (the default command).",
@@ -19,8 +42,8 @@ public enum HelpText {
     /// The general help: every subcommand's usage.
     public static var general: String {
         var out = "\(KioskVersion.line): a full-screen light/dark toggle kiosk page\n\nUsage:\n"
-        for sub in KioskSubcommand.allCases { out += "  \(synopses[sub]!)\n" }
-        out += "  darkmode-kiosk --help | --version\n\n"
+        for line in usageBlock.split(separator: "\n") { out += "  \(line)\n" }
+        out += "\n"
         out += "Flags take a value as '--flag value' or '--flag=value'.\n"
         out += "'darkmode-kiosk COMMAND --help' describes each flag.\n"
         out += "Exit status: 0 success, 1 runtime failure, 2 bad usage or input.\n"
@@ -29,7 +52,7 @@ public enum HelpText {
 
     /// One subcommand's help: usage, summary and a line per flag.
     public static func text(for sub: KioskSubcommand) -> String {
-        var out = "Usage: \(synopses[sub]!)\n\n\(summaries[sub]!)\n\n"
+        var out = "Usage: \(synopsis(sub))\n\n\(summaries[sub]!)\n\n"
         if sub == .replay { out += "  TRACE.jsonl           the input trace (one JSON event per line)\n" }
         for spec in FlagSpec.specs(for: sub) {
             let left = spec.valueName.map { "\(spec.name) \($0)" } ?? spec.name
