@@ -41,6 +41,10 @@ func main() -> Int32 {
             }
             try BenchCommand.run(options) { print($0) }
             return 0
+        case .soak(let options):
+            try SoakCommand.run(minutes: options.minutes, seed: options.seed,
+                                size: options.size ?? PixelSize(width: 1280, height: 800), scale: options.scale ?? 1) { print($0) }
+            return 0
         }
     } catch let error as KioskError {
         return StandardError.report(error)

@@ -42,6 +42,7 @@ public enum CommandLineParser {
         case .render: return .render(try renderOptions(scanned))
         case .replay: return .replay(try replayOptions(scanned))
         case .bench: return .bench(try benchOptions(scanned))
+        case .soak: return .soak(try soakOptions(scanned))
         }
     }
 
@@ -192,6 +193,24 @@ public enum CommandLineParser {
         return o
     }
 
+    static func soakOptions(_ s: Scanned) throws(KioskError) -> SoakOptions {
+        try noPositionals(s, .soak)
+        var o = SoakOptions()
+        if let v = s.value("--minutes") {
+            guard let m = Double(v), m.isFinite, m > 0, m <= 7 * 24 * 60 else {
+                throw .usage("--minutes: expected simulated minutes in (0, 10080], found '\(v)'")
+            }
+            o.minutes = m
+        }
+        if let v = s.value("--seed") {
+            guard let seed = UInt64(v) else { throw .usage("--seed: expected a whole number 0…\(UInt64.max), found '\(v)'") }
+            o.seed = seed
+        }
+        o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
+        o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
+        return o
+    }
+
     // MARK: - Value validators
 
     /// "R,G,B" with each component an integer 0…255.
@@ -265,6 +284,7 @@ struct FlagSpec: Equatable {
         case .render: return render
         case .replay: return replay
         case .bench: return bench
+        case .soak: return soak
         }
     }
 
@@ -297,6 +317,12 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point"),
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file to load and write"),
         FlagSpec(name: "--reduce-motion", help: "replay with Reduce Motion on"),
+    ]
+    static let soak: [FlagSpec] = [
+        FlagSpec(name: "--minutes", valueName: "N", help: "simulated minutes at 60 frames a second (default 1)"),
+        FlagSpec(name: "--seed", valueName: "N", help: "random-input seed (default 1)"),
+        FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels (default 1280x800)"),
+        FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
     ]
     static let bench: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels"),

@@ -8,6 +8,7 @@ public enum HelpText {
         .render: "darkmode-kiosk render",
         .replay: "darkmode-kiosk replay TRACE.jsonl",
         .bench: "darkmode-kiosk bench",
+        .soak: "darkmode-kiosk soak",
     ]
 
     /// Synopsis lines wrap before this many characters; continuation lines are indented.
@@ -37,6 +38,7 @@ public enum HelpText {
         .render: "Render one frame of the toggle (or a full page) to a PNG file.",
         .replay: "Run a JSON-lines input trace through the engine on a virtual clock; JSON lines on stdout.",
         .bench: "Time frames of the real renderer and page headlessly.",
+        .soak: "Random interaction through the real app on a virtual clock; fails (exit 1) if memory grows or frame times drift.",
     ]
 
     /// The general help: every subcommand's usage.

@@ -10,6 +10,8 @@ public enum KioskCommand: Equatable, Sendable {
     case replay(ReplayOptions)
     /// Headless frame timing.
     case bench(BenchOptions)
+    /// Random interaction through the real app on a virtual clock; memory and drift checks.
+    case soak(SoakOptions)
     /// Print help (general when nil, else the subcommand's) and exit 0.
     case help(KioskSubcommand?)
     /// Print `KioskVersion.line` and exit 0.
@@ -17,7 +19,7 @@ public enum KioskCommand: Equatable, Sendable {
 }
 
 public enum KioskSubcommand: String, CaseIterable, Equatable, Sendable {
-    case run, render, replay, bench
+    case run, render, replay, bench, soak
 }
 
 /// `darkmode-kiosk [run] …` flags. Optional values are nil when the flag was not given, so
@@ -109,5 +111,15 @@ public struct BenchOptions: Equatable, Sendable {
     public var fullRedraw = false
     /// Time the rasterizer alone (no page composition).
     public var raster = false
+    public init() {}
+}
+
+/// `darkmode-kiosk soak …` flags.
+public struct SoakOptions: Equatable, Sendable {
+    /// Simulated minutes (at 60 frames per simulated second).
+    public var minutes: Double = 1
+    public var seed: UInt64 = 1
+    public var size: PixelSize?
+    public var scale: Double?
     public init() {}
 }

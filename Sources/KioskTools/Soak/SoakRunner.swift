@@ -219,10 +219,10 @@ public struct SoakReport: Equatable, Sendable {
         """
     }
 
-    static func f3(_ d: Double) -> String { String((d * 1000).rounded() / 1000) }
+    static func f3(_ d: Double) -> String { fixed(d, 3) }
 }
 
-/// `darkmode-kiosk soak` (for the integrator to wire): runs `SoakRunner` for `minutes`
+/// `darkmode-kiosk soak --minutes N`: runs `SoakRunner` for `minutes`
 /// simulated minutes, prints the summary and the JSON report line, and fails (exit 1) when a
 /// limit is exceeded.
 public enum SoakCommand {
