@@ -67,7 +67,7 @@ public enum SDLHost {
     }
 }
 
-/// One window, renderer and streaming texture with the app they show.
+/// One window and its presenter (window surface or streaming texture) with the app they show.
 private final class SDLSession {
     private let options: HostOptions
     private let clock: HostClock
@@ -84,7 +84,7 @@ private final class SDLSession {
     private var quit = false
     private var onCommit: (Bool) -> Void = { _ in }
     private var needsPresent = true
-    private var textureStale = true
+    private var needsFullUpload = true
     private var title = ""
     private var lastPresentStart: Double?
     private var firstFramePresented = false
@@ -171,25 +171,25 @@ private final class SDLSession {
     }
 
     /// Prepares the presenter for the page's pixel size (texture or surface).
-    private func makeTexture() -> Bool {
+    private func preparePresenter() -> Bool {
         guard presenter.prepare(viewport) else { return false }
-        textureStale = true
+        needsFullUpload = true
         needsPresent = true
         return true
     }
 
     func run(makeApp: (PageGeometry) -> KioskApp, onCommit: @escaping (Bool) -> Void) -> Int32 {
         self.onCommit = onCommit
-        guard makeTexture() else { return 1 }
+        guard preparePresenter() else { return 1 }
         let app = makeApp(viewport.geometry)
         if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight {
             app.resize(pixelWidth: viewport.pagePixelWidth, pixelHeight: viewport.pagePixelHeight, scale: viewport.scale)
         }
         updateTitle(app)
-        // First frame into the texture while hidden, then show and present it at once.
+        // First frame into the presenter while hidden, then show and present it at once.
         _ = app.renderFrame(at: clock.now())
         upload([app.frame.bounds], from: app.frame)
-        textureStale = false
+        needsFullUpload = false
         needsPresent = true
         SDL_ShowWindow(window)
         SDL_PumpEvents()
@@ -201,7 +201,7 @@ private final class SDLSession {
         }
         var event = SDL_Event()
         while !quit {
-            let busy = app.needsFrames || translator.hasActivePointers || needsPresent || textureStale
+            let busy = app.needsFrames || translator.hasActivePointers || needsPresent || needsFullUpload
             if !busy {
                 // Idle: block until something happens (no CPU, no timers).
                 pacer.reset()
@@ -217,7 +217,7 @@ private final class SDLSession {
             }
             while !quit, SDL_PollEvent(&event) == 1 { handle(event, app) }
             if quit { break }
-            if app.needsFrames || translator.hasActivePointers || needsPresent || textureStale {
+            if app.needsFrames || translator.hasActivePointers || needsPresent || needsFullUpload {
                 frame(app)
             }
             updateTitle(app)
@@ -232,10 +232,10 @@ private final class SDLSession {
         let start = clock.now()
         pacer.frameBegan(at: start)
         let dirty = app.renderFrame(at: start)
-        if presenter.isStale { textureStale = true }
-        if textureStale {
+        if presenter.isStale { needsFullUpload = true }
+        if needsFullUpload {
             upload([app.frame.bounds], from: app.frame)
-            textureStale = false
+            needsFullUpload = false
         } else if !dirty.isEmpty {
             upload(dirty, from: app.frame)
         }
@@ -262,7 +262,7 @@ private final class SDLSession {
 
     /// Uploads the dirty rectangles from the CPU frame; on failure everything is resent.
     private func upload(_ rects: [IntRect], from frame: Pixmap) {
-        if !presenter.upload(rects, from: frame, viewport: viewport) { textureStale = true }
+        if !presenter.upload(rects, from: frame, viewport: viewport) { needsFullUpload = true }
     }
 
     private func present() {
@@ -286,10 +286,10 @@ private final class SDLSession {
         case SDL_WINDOWEVENT.rawValue:
             handleWindow(event.window, app)
         case SDL_RENDER_TARGETS_RESET.rawValue:
-            textureStale = true
+            needsFullUpload = true
             needsPresent = true
         case SDL_RENDER_DEVICE_RESET.rawValue:
-            if !makeTexture() { quit = true }
+            if !preparePresenter() { quit = true }
         case SDL_KEYDOWN.rawValue:
             let key = event.key
             guard key.repeat == 0 else { return }
@@ -351,7 +351,7 @@ private final class SDLSession {
         if resized {
             cancelPointers(app)
             app.resize(pixelWidth: next.pagePixelWidth, pixelHeight: next.pagePixelHeight, scale: next.scale)
-            if !makeTexture() { quit = true }
+            if !preparePresenter() { quit = true }
         }
         needsPresent = true
     }

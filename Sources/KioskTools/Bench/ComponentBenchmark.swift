@@ -3,7 +3,7 @@ import Raster
 import KioskEngine
 import KioskSupport
 
-/// Times the toggle component alone (issue #3's targets): a frame drawn from scratch (every
+/// Times the toggle component alone (the component's targets): a frame drawn from scratch (every
 /// piece rasterized and blurred anew) and a cached frame where only the ambient clock moved,
 /// at a component width of 520 px, one core. Medians of `frames` frames after a warm-up.
 public enum ComponentBenchmark {

@@ -2,7 +2,7 @@ import Raster
 import KioskEngine
 import KioskSupport
 
-/// Micro-benchmark of the rasterizer's kernels on 1920×1080-class RGBA8 buffers (issue #2, item 4).
+/// Micro-benchmark of the rasterizer's kernels on 1920×1080-class RGBA8 buffers.
 ///
 /// Every kernel is timed call by call with a monotonic clock (`ContinuousClock`); only the kernel
 /// call is inside the timed region (re-seeding an input, where a kernel works in place, is not).
