@@ -15,39 +15,47 @@ let package = Package(
         .executable(name: "darkmode-kiosk", targets: ["darkmode-kiosk"]),
     ],
     targets: [
-        .systemLibrary(
-            name: "CSDL2", pkgConfig: "sdl2",
-            providers: [.apt(["libsdl2-dev"])]),
-        .systemLibrary(
-            name: "CPNG", pkgConfig: "libpng",
-            providers: [.apt(["libpng-dev"])]),
-        .systemLibrary(
-            name: "CSystemd", pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]),
-        .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
+        // Debian's C libraries (pkg-config).
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
         .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+
+        // The rasterizer, text on top of it, and the component.
+        .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
         .target(name: "Text", dependencies: ["Raster", "CHarfBuzz", "CFreeType", "CFontconfig"]),
-        .executableTarget(name: "text-probe", dependencies: ["Text", "Raster"]),
-        .testTarget(name: "TextTests", dependencies: ["Text", "Raster", "CFreeType"]),
         .target(name: "DarkModeToggle", dependencies: ["Raster"]),
-        .target(name: "Kiosk", dependencies: ["DarkModeToggle", "Raster"]),
-        .target(name: "KioskSDL", dependencies: ["Kiosk", "CSDL2"]),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["Kiosk", "KioskSDL"]),
-        .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),
-        .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk"], resources: [.copy("Traces")]),
-        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL"]),
-        // Live appearance sources (issue 14): pure rules, then the sd-bus/inotify edge.
+
+        // Live system appearance: pure rules, then the sd-bus/inotify edge.
         .target(name: "Appearance"),
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
-        .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
-        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        // Kiosk-grade operation (issue 15): sd-daemon notify/watchdog/journal priorities, and a
-        // coalescing background writer for preference saves.
+
+        // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
+        // imports DarkModeToggle and Raster only (a test fails on Glibc/Foundation imports).
+        .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster"]),
+        // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
+        .target(name: "KioskSupport", dependencies: ["Raster"]),
+        // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
+        // background writer for preference saves.
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
         .target(name: "CoalescingWriter"),
+        // The commands: CLI, config, preferences, render, replay, bench, soak.
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster"]),
+        // The SDL2 host.
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL"]),
+        .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
+
+        .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),
+        .testTarget(name: "TextTests", dependencies: ["Text", "Raster", "CFreeType"]),
+        .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
+        .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
+        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport"], resources: [.copy("Traces")]),
+        .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
+        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
     ]

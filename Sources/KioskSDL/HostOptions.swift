@@ -1,3 +1,5 @@
+import KioskEngine
+
 /// How the SDL host opens its window. The host knows nothing of config or preference files:
 /// the caller turns those into these options and a closure that builds the app.
 public struct HostOptions: Sendable, Equatable {
@@ -26,22 +28,6 @@ public struct HostOptions: Sendable, Equatable {
         a.windowed == b.windowed && a.size?.width == b.size?.width && a.size?.height == b.size?.height
             && a.rotation == b.rotation && a.scale == b.scale && a.titleBase == b.titleBase
     }
-}
-
-/// Clockwise rotation of the presented page, in quarter turns.
-public enum Rotation: Int, Sendable, CaseIterable {
-    case none = 0
-    case clockwise90 = 90
-    case upsideDown = 180
-    case clockwise270 = 270
-
-    /// `nil` unless `degrees` is 0, 90, 180 or 270.
-    public init?(degrees: Int) { self.init(rawValue: degrees) }
-
-    public var degrees: Int { rawValue }
-
-    /// True when the page's width and height are the display's height and width.
-    public var swapsAxes: Bool { self == .clockwise90 || self == .clockwise270 }
 }
 
 /// The page as the host found it: what the app must be built for.

@@ -1,5 +1,6 @@
 import CSDL2
 import Raster
+import KioskEngine
 
 /// Gets the app's CPU frame onto the screen. Two ways:
 /// - `SurfacePresenter` (default): SDL's window surface. Only the dirty rectangles are copied

@@ -1,6 +1,7 @@
 import CSDL2
 import DarkModeToggle
-import Kiosk
+import KioskEngine
+import KioskSupport
 import Raster
 #if canImport(Glibc)
 import Glibc
@@ -10,12 +11,14 @@ import Glibc
 /// and presents the app's frames. It knows nothing of config or preference files.
 public enum SDLHost {
     /// Runs the kiosk until quit. `makeApp` is called once, when the page's pixel size and
-    /// scale are known; later size changes go to `KioskApp.resize`.
+    /// scale are known; later size changes go to `KioskApp.resize`. `onCommit` gets each commit
+    /// the user makes (the new mode), e.g. to save it.
     ///
     /// Returns the process exit status: 0 after `SDL_QUIT` (window closed, SIGTERM, SIGINT, or
     /// Escape in windowed mode), 1 when no display can be opened (one message on stderr).
     /// Set `DARKMODE_KIOSK_TIMING=1` for start-up and present timing on stderr.
-    public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp) -> Int32 {
+    public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
+                           onCommit: @escaping (Bool) -> Void = { _ in }) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
@@ -39,7 +42,7 @@ public enum SDLHost {
                                        processAgeKnown: processAge != nil) else {
             return 1
         }
-        return session.run(makeApp: makeApp)
+        return session.run(makeApp: makeApp, onCommit: onCommit)
     }
 
     /// Hints set at default priority, so the environment still overrides each of them.
@@ -64,7 +67,7 @@ public enum SDLHost {
     }
 }
 
-/// One window, renderer and streaming texture with the app they show.
+/// One window and its presenter (window surface or streaming texture) with the app they show.
 private final class SDLSession {
     private let options: HostOptions
     private let clock: HostClock
@@ -79,8 +82,9 @@ private final class SDLSession {
     private var displayDPI: Double?
 
     private var quit = false
+    private var onCommit: (Bool) -> Void = { _ in }
     private var needsPresent = true
-    private var textureStale = true
+    private var needsFullUpload = true
     private var title = ""
     private var lastPresentStart: Double?
     private var firstFramePresented = false
@@ -167,24 +171,25 @@ private final class SDLSession {
     }
 
     /// Prepares the presenter for the page's pixel size (texture or surface).
-    private func makeTexture() -> Bool {
+    private func preparePresenter() -> Bool {
         guard presenter.prepare(viewport) else { return false }
-        textureStale = true
+        needsFullUpload = true
         needsPresent = true
         return true
     }
 
-    func run(makeApp: (PageGeometry) -> KioskApp) -> Int32 {
-        guard makeTexture() else { return 1 }
+    func run(makeApp: (PageGeometry) -> KioskApp, onCommit: @escaping (Bool) -> Void) -> Int32 {
+        self.onCommit = onCommit
+        guard preparePresenter() else { return 1 }
         let app = makeApp(viewport.geometry)
         if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight {
             app.resize(pixelWidth: viewport.pagePixelWidth, pixelHeight: viewport.pagePixelHeight, scale: viewport.scale)
         }
         updateTitle(app)
-        // First frame into the texture while hidden, then show and present it at once.
+        // First frame into the presenter while hidden, then show and present it at once.
         _ = app.renderFrame(at: clock.now())
         upload([app.frame.bounds], from: app.frame)
-        textureStale = false
+        needsFullUpload = false
         needsPresent = true
         SDL_ShowWindow(window)
         SDL_PumpEvents()
@@ -196,7 +201,7 @@ private final class SDLSession {
         }
         var event = SDL_Event()
         while !quit {
-            let busy = app.needsFrames || translator.hasActivePointers || needsPresent || textureStale
+            let busy = app.needsFrames || translator.hasActivePointers || needsPresent || needsFullUpload
             if !busy {
                 // Idle: block until something happens (no CPU, no timers).
                 pacer.reset()
@@ -212,7 +217,7 @@ private final class SDLSession {
             }
             while !quit, SDL_PollEvent(&event) == 1 { handle(event, app) }
             if quit { break }
-            if app.needsFrames || translator.hasActivePointers || needsPresent || textureStale {
+            if app.needsFrames || translator.hasActivePointers || needsPresent || needsFullUpload {
                 frame(app)
             }
             updateTitle(app)
@@ -227,10 +232,10 @@ private final class SDLSession {
         let start = clock.now()
         pacer.frameBegan(at: start)
         let dirty = app.renderFrame(at: start)
-        if presenter.isStale { textureStale = true }
-        if textureStale {
+        if presenter.isStale { needsFullUpload = true }
+        if needsFullUpload {
             upload([app.frame.bounds], from: app.frame)
-            textureStale = false
+            needsFullUpload = false
         } else if !dirty.isEmpty {
             upload(dirty, from: app.frame)
         }
@@ -257,7 +262,7 @@ private final class SDLSession {
 
     /// Uploads the dirty rectangles from the CPU frame; on failure everything is resent.
     private func upload(_ rects: [IntRect], from frame: Pixmap) {
-        if !presenter.upload(rects, from: frame, viewport: viewport) { textureStale = true }
+        if !presenter.upload(rects, from: frame, viewport: viewport) { needsFullUpload = true }
     }
 
     private func present() {
@@ -281,10 +286,10 @@ private final class SDLSession {
         case SDL_WINDOWEVENT.rawValue:
             handleWindow(event.window, app)
         case SDL_RENDER_TARGETS_RESET.rawValue:
-            textureStale = true
+            needsFullUpload = true
             needsPresent = true
         case SDL_RENDER_DEVICE_RESET.rawValue:
-            if !makeTexture() { quit = true }
+            if !preparePresenter() { quit = true }
         case SDL_KEYDOWN.rawValue:
             let key = event.key
             guard key.repeat == 0 else { return }
@@ -294,7 +299,9 @@ private final class SDLSession {
                 return
             }
             guard !name.isEmpty else { return }
-            app.handle(KeyEvent(name: name, timestamp: eventTime(key.timestamp)))
+            if let commit = app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: eventTime(key.timestamp))) {
+                onCommit(commit)
+            }
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
             let f = event.tfinger
             let phase: PointerPhase = type == SDL_FINGERDOWN.rawValue ? .down : type == SDL_FINGERUP.rawValue ? .up : .move
@@ -314,8 +321,9 @@ private final class SDLSession {
     private func eventTime(_ timestamp: UInt32) -> Double { HostClock.seconds(fromEventTimestamp: timestamp) }
 
     private func pointer(_ input: RawPointerInput, _ timestamp: UInt32, _ app: KioskApp) {
-        if let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport) {
-            app.handle(e)
+        if let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport),
+           let commit = app.handle(e) {
+            onCommit(commit)
         }
     }
 
@@ -343,7 +351,7 @@ private final class SDLSession {
         if resized {
             cancelPointers(app)
             app.resize(pixelWidth: next.pagePixelWidth, pixelHeight: next.pagePixelHeight, scale: next.scale)
-            if !makeTexture() { quit = true }
+            if !preparePresenter() { quit = true }
         }
         needsPresent = true
     }
@@ -369,23 +377,11 @@ private final class SDLSession {
     }
 
     private func printPresentStatistics() {
-        func median(_ v: [Double]) -> String {
-            guard !v.isEmpty else { return "-" }
-            let s = v.sorted()
-            return String(Int((s[s.count / 2] * 10).rounded())) .withDecimal
-        }
+        func median(_ v: [Double]) -> String { KioskSupport.median(v).map { fixed($0, 1) } ?? "-" }
         Diagnostics.printError(
             "darkmode-kiosk: timing: \(presentDurations.count) frames presented; median render+upload+present "
                 + "\(median(presentDurations)) ms, median interval between animation frames \(median(presentIntervals)) ms "
-                + "(refresh period \(String(Int((pacer.period * 10000).rounded())).withDecimal) ms; "
+                + "(refresh period \(fixed(pacer.period * 1000, 1)) ms; "
                 + "\(pacer.presentPaces ? "present waits for vsync" : "present does not wait: self-paced"))")
-    }
-}
-
-private extension String {
-    /// "123" (tenths) → "12.3".
-    var withDecimal: String {
-        let padded = count < 2 ? String(repeating: "0", count: 2 - count) + self : self
-        return "\(padded.dropLast()).\(padded.suffix(1))"
     }
 }

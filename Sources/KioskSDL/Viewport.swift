@@ -1,4 +1,5 @@
 import Raster
+import KioskEngine
 
 /// Where the page sits on the display: output (drawable) pixels, window units, rotation and
 /// scale. Pure geometry, no SDL: presentation rectangle and the inverse input mapping.

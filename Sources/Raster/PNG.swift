@@ -52,57 +52,6 @@ public enum PNG {
         return Pixmap(width: w, height: h, straightRGBA: rgba)
     }
 
-    /// Writes a pixmap to a PNG file atomically: a temporary file in the same folder
-    /// (exclusive create), fsync, then rename over the target.
-    public static func write(_ pixmap: Pixmap, to path: String) throws {
-        let bytes = try encode(pixmap)
-        let temp = path + ".tmp-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(description: "cannot write \(path): \(errorText())") }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let why = errorText()
-                close(fd); unlink(temp)
-                throw Failure(description: "cannot write \(path): \(why)")
-            }
-            offset += n
-        }
-        guard fsync(fd) == 0, close(fd) == 0, rename(temp, path) == 0 else {
-            let why = errorText()
-            unlink(temp)
-            throw Failure(description: "cannot write \(path): \(why)")
-        }
-    }
-
-    /// Reads a PNG file (at most 256 MiB) into a premultiplied pixmap.
-    public static func read(_ path: String) throws -> Pixmap {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(description: "cannot read \(path): \(errorText())") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw Failure(description: "cannot read \(path): not a regular file")
-        }
-        let size = Int(st.st_size)
-        guard size <= 256 << 20 else { throw Failure(description: "\(path): \(size) bytes is too large for a PNG here") }
-        var bytes = [UInt8](repeating: 0, count: size)
-        var offset = 0
-        while offset < size {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, size - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw Failure(description: "cannot read \(path): \(n == 0 ? "file shrank while reading" : errorText())") }
-            offset += n
-        }
-        do { return try decode(bytes) } catch let f as Failure {
-            throw Failure(description: "\(path): \(f.description)")
-        }
-    }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
-
     private static func message(_ image: png_image) -> String {
         var m = image.message
         return withUnsafeBytes(of: &m) { raw in

@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Kiosk
+import KioskEngine
+import KioskSupport
+import KioskTools
 import KioskSDL
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
@@ -40,6 +42,10 @@ func main() -> Int32 {
             }
             try BenchCommand.run(options) { print($0) }
             return 0
+        case .soak(let options):
+            try SoakCommand.run(minutes: options.minutes, seed: options.seed,
+                                size: options.size ?? PixelSize(width: 1280, height: 800), scale: options.scale ?? 1) { print($0) }
+            return 0
         }
     } catch let error as KioskError {
         return StandardError.report(error)
@@ -62,11 +68,11 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     }
     let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
-                           rotation: Rotation(degrees: settings.rotate.degrees) ?? .none, scale: settings.scale)
-    return SDLHost.run(host) { page in
+                           rotation: settings.rotate, scale: settings.scale)
+    return SDLHost.run(host, makeApp: { page in
         KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
-                 isDarkMode: isDark) { store?.saveReporting(isDarkMode: $0) }
-    }
+                 isDarkMode: isDark)
+    }, onCommit: { store?.saveReporting(isDarkMode: $0) })
 }
 
 /// The process environment as a dictionary (what `RunSettings` reads XDG paths from).

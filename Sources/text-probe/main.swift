@@ -2,6 +2,7 @@
 //   text-probe sample --out FILE.png [--scale S] [--sf-tracking]   both languages, light and dark
 //   text-probe measure [--scale S] [--frames N]    RSS of loading fonts, shaping and drawing times
 import Foundation
+import KioskSupport
 import Raster
 import Text
 
@@ -92,7 +93,7 @@ func sample(_ args: [String]) throws {
             y += rowH
         }
     }
-    try PNG.write(pix, to: out)
+    try PNGFile.write(pix, to: out)
     print("wrote \(out) (\(w)×\(h))")
 }
 

@@ -38,7 +38,7 @@ import Testing
         let image = Self.render(w, p, t)
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens/\(file)").path
         if ProcessInfo.processInfo.environment["DARKMODE_UPDATE_GOLDENS"] == "1" {
-            try PNG.write(image, to: source)
+            try Data(PNG.encode(image)).write(to: URL(fileURLWithPath: source), options: .atomic)
             return
         }
         guard let path = Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens") else {
@@ -46,7 +46,7 @@ import Testing
             return
         }
         // PNG stores straight alpha; compare after the same round trip.
-        let golden = try PNG.read(path)
+        let golden = try PNG.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
         let ours = try PNG.decode(PNG.encode(image))
         #expect(golden.width == ours.width && golden.height == ours.height)
         var differing = 0, worst = 0

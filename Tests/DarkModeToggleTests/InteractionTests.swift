@@ -429,10 +429,10 @@ import Raster
 
     @Test func activationKeysToggleOnce() {
         var e = engine()
-        #expect(e.handle(KeyEvent(name: "Space", timestamp: 0)) == true)
-        #expect(e.handle(KeyEvent(name: "Return", timestamp: 1)) == false)
-        #expect(e.handle(KeyEvent(name: "Escape", timestamp: 2)) == nil)
-        #expect(e.handle(KeyEvent(name: "a", timestamp: 3)) == nil)
+        #expect(e.handle(KeyEvent(action: .activate, timestamp: 0)) == true)
+        #expect(e.handle(KeyEvent(action: .activate, timestamp: 1)) == false)
+        #expect(e.handle(KeyEvent(action: nil, timestamp: 2)) == nil)
+        #expect(e.handle(KeyEvent(action: nil, timestamp: 3)) == nil)
         #expect(e.commitCount == 2 && !e.isOn)
     }
 
@@ -442,7 +442,7 @@ import Raster
         s.down()
         s.move(dx: 0.9 * Self.travel + 10, over: 0.5)
         _ = e.feed(s.events)
-        #expect(e.handle(KeyEvent(name: "space", timestamp: s.time)) == true)
+        #expect(e.handle(KeyEvent(action: .activate, timestamp: s.time)) == true)
         s.events = []
         s.move(dx: -100, over: 0.1)
         s.up()

@@ -23,7 +23,7 @@ func renderToggle(width: Double, scale: Double, frame: ToggleFrame, cached: Bool
     let h = Int((width * scale * 80 / 130).rounded(.up)) + 2 * pad
     let pix = Pixmap(width: w, height: h)
     let canvas = Canvas(pix)
-    canvas.fill(deviceRect: pix.bounds, ToggleArt.Palette.pageLight)
+    canvas.fill(deviceRect: pix.bounds, Color(r255: 205, g255: 231, b255: 255))
     r.draw(frame, on: canvas, origin: (pad, pad), cached: cached)
     return pix
 }

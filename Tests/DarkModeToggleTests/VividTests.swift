@@ -4,7 +4,7 @@ import Testing
 @testable import DarkModeToggle
 
 private func renderVivid(width: Double, scale: Double, frame: ToggleFrame, cached: Bool, pad: Int = 0,
-                         page: Color? = ToggleArt.Palette.pageLight, renderer: VividRenderer? = nil) -> Pixmap {
+                         page: Color? = Color(r255: 205, g255: 231, b255: 255), renderer: VividRenderer? = nil) -> Pixmap {
     let r = renderer ?? VividRenderer(width: width, scale: scale)
     let w = Int((width * scale).rounded(.up)) + 2 * pad
     let h = Int((width * scale * 80 / 130).rounded(.up)) + 2 * pad
@@ -46,14 +46,14 @@ private func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
                                 cached: true, page: nil)
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens/\(file)").path
         if ProcessInfo.processInfo.environment["DARKMODE_UPDATE_GOLDENS"] == "1" {
-            try PNG.write(image, to: source)
+            try Data(PNG.encode(image)).write(to: URL(fileURLWithPath: source), options: .atomic)
             return
         }
         guard let path = Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens") else {
             Issue.record("missing golden \(file): run with DARKMODE_UPDATE_GOLDENS=1 once and commit it")
             return
         }
-        let golden = try PNG.read(path)
+        let golden = try PNG.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
         let ours = try PNG.decode(PNG.encode(image))
         #expect(golden.width == ours.width && golden.height == ours.height)
         var differing = 0, worst = 0

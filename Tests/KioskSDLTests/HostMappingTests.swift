@@ -1,4 +1,5 @@
 import DarkModeToggle
+import KioskEngine
 import Raster
 import Testing
 @testable import KioskSDL

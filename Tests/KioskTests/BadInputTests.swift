@@ -3,7 +3,9 @@ import Glibc
 #endif
 import Foundation
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// Three taps at the toggle's centre: three commits, ending dark.
 let threeTaps: String = (0..<3).map { i in

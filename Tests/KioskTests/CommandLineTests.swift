@@ -1,5 +1,7 @@
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 @Suite struct CommandLineTests {
     func parse(_ args: [String]) throws(KioskError) -> KioskCommand { try CommandLineParser.parse(args) }
@@ -20,7 +22,7 @@ import Testing
         var expected = RunOptions()
         expected.windowed = true
         expected.size = PixelSize(width: 800, height: 480)
-        expected.rotate = .deg90
+        expected.rotate = .clockwise90
         expected.scale = 2
         expected.configPath = "/etc/k.json"
         expected.prefsPath = "p.json"

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import Raster
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 @Suite struct ConfigTests {
     static let shippedPath = URL(fileURLWithPath: #filePath)
@@ -21,7 +23,7 @@ import Raster
         var c = KioskConfig()
         c.display.windowed = true
         c.display.size = PixelSize(width: 7, height: 9)
-        c.display.rotate = .deg270
+        c.display.rotate = .clockwise270
         c.display.scale = 3
         c.display.showFPS = true
         c.toggle.width = 99
@@ -69,7 +71,7 @@ import Raster
     @Test func partialFileOverridesOnlyItsKeys() throws {
         let c = try decode(#"{"display": {"rotate": 90, "size": "1024x600", "scale": 1.5}, "theme": {"dark": {"page": [10, 20, 30, 128]}}}"#)
         var expected = KioskConfig.defaults
-        expected.display.rotate = .deg90
+        expected.display.rotate = .clockwise90
         expected.display.size = PixelSize(width: 1024, height: 600)
         expected.display.scale = 1.5
         expected.theme.dark.page = ConfigColor(r: 10, g: 20, b: 30, a: 128)
@@ -168,7 +170,7 @@ import Raster
 
     @Test func defaultsPassThrough() {
         let s = RunSettings.merge(config: .defaults, flags: RunOptions(), environment: env, passwdHome: { nil })
-        #expect(s == RunSettings(windowed: false, size: nil, rotate: .deg0, scale: nil, reduceMotion: false, showFPS: false,
+        #expect(s == RunSettings(windowed: false, size: nil, rotate: .none, scale: nil, reduceMotion: false, showFPS: false,
                                  toggleWidth: 260, pageLight: Color(r255: 205, g255: 231, b255: 255),
                                  pageDark: Color(r255: 83, g255: 92, b255: 114),
                                  preferencesPath: "/xdg/darkmode-kiosk/preferences.json"))
@@ -177,19 +179,19 @@ import Raster
     @Test func flagsOverrideTheConfig() {
         var config = KioskConfig.defaults
         config.display.size = PixelSize(width: 800, height: 480)
-        config.display.rotate = .deg90
+        config.display.rotate = .clockwise90
         config.display.scale = 2
         config.display.showFPS = true
         config.preferences = "/cfg/prefs.json"
         var flags = RunOptions()
         flags.size = PixelSize(width: 1280, height: 720)
-        flags.rotate = .deg180
+        flags.rotate = .upsideDown
         flags.scale = 1.25
         flags.windowed = true
         flags.prefsPath = "/flag/prefs.json"
         let s = RunSettings.merge(config: config, flags: flags, environment: env)
         #expect(s.size == PixelSize(width: 1280, height: 720))
-        #expect(s.rotate == .deg180)
+        #expect(s.rotate == .upsideDown)
         #expect(s.scale == 1.25)
         #expect(s.windowed)
         #expect(s.showFPS)  // from the config; flags only switch on
@@ -207,6 +209,6 @@ import Raster
         let o = s.kioskOptions(pixelWidth: 640, pixelHeight: 480, scale: 2)
         #expect(o.pixelWidth == 640 && o.pixelHeight == 480 && o.scale == 2)
         #expect(o.toggleWidth == 300 && o.reduceMotion)
-        #expect(o.pageLight == s.pageLight && o.pageDark == s.pageDark)
+        #expect(o.theme == PageTheme(light: s.pageLight, dark: s.pageDark))
     }
 }

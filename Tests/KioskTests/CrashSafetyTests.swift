@@ -3,7 +3,9 @@ import Glibc
 #endif
 import Foundation
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// Crash safety of the preferences file, end to end: the real `darkmode-kiosk replay` runs a
 /// long trace of taps (each one a commit, each commit an atomic rewrite of the file) and is

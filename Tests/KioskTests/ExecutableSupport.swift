@@ -2,7 +2,9 @@
 import Glibc
 #endif
 import Foundation
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// Runs the real `darkmode-kiosk` executable (the debug build `swift test` builds next to the
 /// test bundle) and other child processes, with stdout/stderr captured to files.

@@ -1,5 +1,7 @@
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 @Suite struct StrictJSONTests {
     func syntaxError(_ text: String) -> JSONSyntaxError? {

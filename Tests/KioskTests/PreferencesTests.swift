@@ -2,7 +2,9 @@
 import Glibc
 #endif
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 @Suite struct PreferencesStoreTests {
     /// A fixed clock for `.bad-` names: 2023-11-14T22:13:20Z.

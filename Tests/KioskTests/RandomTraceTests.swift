@@ -1,6 +1,8 @@
 import DarkModeToggle
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// Seeded random input through the real replay path (`ReplayRunner`: engine, motion, page and —
 /// in the shorter run — rendering), checking invariants at every frame and every commit.
@@ -55,7 +57,7 @@ import Testing
             #expect(n <= 1, "event \(i) committed \(n) times", sourceLocation: sourceLocation)
             switch e {
             case .key(let name, _):
-                if KeyEvent(name: name, timestamp: 0).isActivation {
+                if KeyBindings.action(forKeyName: name) == .activate {
                     activatingKeys += 1
                     keyCommits += n
                 } else {

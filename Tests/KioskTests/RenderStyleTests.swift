@@ -1,7 +1,9 @@
 import DarkModeToggle
 import Raster
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// `render --style original|vivid`.
 @Suite struct RenderStyleTests {

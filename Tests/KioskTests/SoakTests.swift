@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// Long-run soak: random interaction through the real engine and renderer on a 1280x800 page
 /// at 60 frames per simulated second (`SoakRunner`), checking that resident memory stays flat

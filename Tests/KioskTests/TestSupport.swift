@@ -2,7 +2,9 @@
 import Glibc
 #endif
 import Foundation
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// A fresh temporary folder, removed (recursively) by `cleanup()`.
 final class TempFolder {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 import DarkModeToggle
 
 @Suite struct TraceReaderTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import Kiosk
+@testable import KioskTools
+@testable import KioskEngine
+@testable import KioskSupport
 
 /// The example traces in `Traces/`, each replayed through the real app (rendering every frame),
 /// with the outcome each one demonstrates.

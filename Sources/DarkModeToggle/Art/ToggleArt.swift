@@ -12,8 +12,6 @@ public enum ToggleArt {
         public static let sun = Color(r255: 255, g255: 193, b255: 135)
         public static let moon = Color(r255: 222, g255: 229, b255: 243)
         public static let star = Color(r255: 222, g255: 229, b255: 243)
-        public static let pageLight = Color(r255: 205, g255: 231, b255: 255)
-        public static let pageDark = Color(r255: 83, g255: 92, b255: 114)
         public static let cloud = Color(r255: 255, g255: 255, b255: 255)
     }
 

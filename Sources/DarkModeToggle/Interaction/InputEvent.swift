@@ -33,22 +33,23 @@ public struct PointerEvent: Sendable, Equatable {
     }
 }
 
-/// Keys the toggle reacts to, by SDL key name (case-insensitive): "space" and "return"
-/// activate the toggle like a Button; everything else is ignored by the toggle.
+/// What a key can ask of the toggle. The host maps its keys to these (the kiosk maps Space
+/// and Return/Enter to `.activate`, like a focused Button); the component knows no key names.
+public enum ToggleKeyAction: Sendable, Equatable {
+    /// Flip the committed value once.
+    case activate
+}
+
+/// A key press the host mapped to a toggle action (`nil`: a key the toggle ignores).
 public struct KeyEvent: Sendable, Equatable {
-    public var name: String
+    public var action: ToggleKeyAction?
     public var timestamp: Double
 
-    public init(name: String, timestamp: Double) {
-        self.name = name.lowercased()
+    public init(action: ToggleKeyAction?, timestamp: Double) {
+        self.action = action
         self.timestamp = timestamp
     }
 
-    /// True for the keys that activate a focused button: Space and Return/Enter.
-    public var isActivation: Bool {
-        switch name {
-        case "space", "return", "enter", "keypad enter", "return2": return true
-        default: return false
-        }
-    }
+    /// True when the key activates the toggle.
+    public var isActivation: Bool { action == .activate }
 }

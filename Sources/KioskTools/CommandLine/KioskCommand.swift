@@ -1,0 +1,128 @@
+import DarkModeToggle
+import KioskEngine
+import KioskSupport
+/// A parsed command line (see `CommandLineParser`).
+public enum KioskCommand: Equatable, Sendable {
+    /// Run the kiosk (the default when no subcommand is given).
+    case run(RunOptions)
+    /// Render one frame to a PNG file.
+    case render(RenderOptions)
+    /// Run an input trace through the engine headlessly.
+    case replay(ReplayOptions)
+    /// Headless frame timing.
+    case bench(BenchOptions)
+    /// Random interaction through the real app on a virtual clock; memory and drift checks.
+    case soak(SoakOptions)
+    /// Print help (general when nil, else the subcommand's) and exit 0.
+    case help(KioskSubcommand?)
+    /// Print `KioskVersion.line` and exit 0.
+    case version
+}
+
+public enum KioskSubcommand: String, CaseIterable, Equatable, Sendable {
+    case run, render, replay, bench, soak
+}
+
+/// `darkmode-kiosk [run] …` flags. Optional values are nil when the flag was not given, so
+/// `RunSettings.merge` can tell "not given" (config file decides) from a value.
+public struct RunOptions: Equatable, Sendable {
+    public var windowed = false
+    public var size: PixelSize?
+    public var rotate: Rotation?
+    public var scale: Double?
+    public var configPath: String?
+    public var prefsPath: String?
+    public var reduceMotion = false
+    public var showFPS = false
+    /// `--check`: validate config and flags, print the effective settings, and exit.
+    public var checkOnly = false
+    public init() {}
+}
+
+/// Light or dark, as chosen by `render --light|--dark`.
+public enum RenderAppearance: String, Equatable, Sendable {
+    case light, dark
+}
+
+/// `darkmode-kiosk render …` flags.
+public struct RenderOptions: Equatable, Sendable {
+    /// The PNG to write (`--out`, required, ends in `.png`).
+    public var outPath: String
+    /// Image width in pixels without `--page` (the component's box, PX × PX·80/130); with
+    /// `--page`, the component's width in pixels on the page. Nil: `resolvedWidth`.
+    public var width: Int?
+    /// Full page size in pixels; nil renders the component alone on transparency.
+    public var page: PixelSize?
+    /// Appearance progress 0 (light) … 1 (dark); nil: from the appearance (0 or 1).
+    public var progress: Double?
+    /// Celestial position progress; nil: same as the progress.
+    public var position: Double?
+    /// Ambient-animation clock in seconds.
+    public var time: Double = 0
+    /// Reduce-Motion look (clouds at rest, all stars visible).
+    public var isStatic = false
+    public var appearance: RenderAppearance?
+    /// Pixels per point; nil for 1.
+    public var scale: Double?
+    /// `--page-color R,G,B`: a page colour overriding the mode's (e.g. to match a screenshot).
+    public var pageColor: [Int]?
+    /// `--style original|vivid`: the toggle's look.
+    public var style: ToggleStyle = .original
+
+    public init(outPath: String) { self.outPath = outPath }
+
+    /// The toggle's width in points on the demo page.
+    public static let defaultComponentPoints = 260.0
+
+    public var resolvedScale: Double { scale ?? 1 }
+    /// `--width`, else 260 points at the scale, in pixels.
+    public var resolvedWidth: Int { width ?? Int((Self.defaultComponentPoints * resolvedScale).rounded()) }
+    public var resolvedProgress: Double { progress ?? (appearance == .dark ? 1 : 0) }
+    public var resolvedPosition: Double { position ?? resolvedProgress }
+    /// The page's mode: `--light/--dark`, else dark when the progress is at least 0.5.
+    public var resolvedIsDark: Bool { appearance.map { $0 == .dark } ?? (resolvedProgress >= 0.5) }
+}
+
+/// `darkmode-kiosk replay TRACE.jsonl …` flags.
+public struct ReplayOptions: Equatable, Sendable {
+    public var tracePath: String
+    public var size: PixelSize?
+    public var scale: Double?
+    public var prefsPath: String?
+    public var reduceMotion = false
+    public init(tracePath: String) { self.tracePath = tracePath }
+}
+
+/// Benchmark scenarios (`--scenario`).
+public enum BenchScenario: String, CaseIterable, Equatable, Sendable {
+    case ambient, tap, drag, theme, idle, all
+
+    /// The scenarios `all` stands for, in order.
+    public static let individual: [BenchScenario] = [.ambient, .tap, .drag, .theme, .idle]
+
+    public var expanded: [BenchScenario] { self == .all ? Self.individual : [self] }
+}
+
+/// `darkmode-kiosk bench …` flags.
+public struct BenchOptions: Equatable, Sendable {
+    public var size: PixelSize?
+    public var scale: Double?
+    /// Frames per scenario; nil for the benchmark's default.
+    public var frames: Int?
+    public var scenario: BenchScenario = .all
+    public var jsonPath: String?
+    public var fullRedraw = false
+    /// Time the rasterizer alone (no page composition).
+    public var raster = false
+    public init() {}
+}
+
+/// `darkmode-kiosk soak …` flags.
+public struct SoakOptions: Equatable, Sendable {
+    /// Simulated minutes (at 60 frames per simulated second).
+    public var minutes: Double = 1
+    public var seed: UInt64 = 1
+    public var size: PixelSize?
+    public var scale: Double?
+    public init() {}
+}

@@ -1,0 +1,190 @@
+import KioskEngine
+import KioskSupport
+/// Walks a parsed config document, writing valid values into `config` and collecting one
+/// message per problem ("display.rotate: expected one of 0, 90, 180, 270, found 45").
+struct ConfigDecoder {
+    let file: String
+    var config: KioskConfig
+    var errors: [String] = []
+
+    init(file: String, config: KioskConfig) {
+        self.file = file
+        self.config = config
+    }
+
+    mutating func decodeRoot(_ root: JSONValue) {
+        guard case .object(let object) = root else {
+            errors.append("expected a JSON object at the top level, found \(root.kindDescription)")
+            return
+        }
+        for m in object.members {
+            switch m.key {
+            case "display": decodeDisplay(m.value)
+            case "toggle": decodeToggle(m.value)
+            case "theme": decodeTheme(m.value)
+            case "reduceMotion": if let b = bool(m.value, "reduceMotion") { config.reduceMotion = b }
+            case "preferences": decodePreferences(m.value)
+            default: unknown(m.key)
+            }
+        }
+    }
+
+    private mutating func decodeDisplay(_ value: JSONValue) {
+        guard let object = object(value, "display") else { return }
+        for m in object.members {
+            let path = "display.\(m.key)"
+            switch m.key {
+            case "windowed": if let b = bool(m.value, path) { config.display.windowed = b }
+            case "showFPS": if let b = bool(m.value, path) { config.display.showFPS = b }
+            case "size":
+                if m.value == .null { config.display.size = nil; continue }
+                guard let s = m.value.stringValue else { wrongType(path, m.value, "\(PixelSize.expectation) or null"); continue }
+                guard let size = PixelSize(parsing: s) else {
+                    errors.append("\(path): expected \(PixelSize.expectation) or null, found \(JSONWriter.quoted(s))")
+                    continue
+                }
+                config.display.size = size
+            case "rotate":
+                guard case .number(let n) = m.value else { wrongType(path, m.value, Rotation.expectation); continue }
+                guard let d = n.intValue, let r = Rotation(degrees: d) else {
+                    errors.append("\(path): expected \(Rotation.expectation), found \(n.text)")
+                    continue
+                }
+                config.display.rotate = r
+            case "scale":
+                if m.value == .null { config.display.scale = nil; continue }
+                if let s = number(m.value, path, in: SettingLimits.scale, what: "a scale (pixels per point) or null for automatic") {
+                    config.display.scale = s
+                }
+            default: unknown(path)
+            }
+        }
+    }
+
+    private mutating func decodeToggle(_ value: JSONValue) {
+        guard let object = object(value, "toggle") else { return }
+        for m in object.members {
+            switch m.key {
+            case "width":
+                if let w = number(m.value, "toggle.width", in: SettingLimits.toggleWidth, what: "a width in points") {
+                    config.toggle.width = w
+                }
+            default: unknown("toggle.\(m.key)")
+            }
+        }
+    }
+
+    private mutating func decodeTheme(_ value: JSONValue) {
+        guard let object = object(value, "theme") else { return }
+        for m in object.members {
+            switch m.key {
+            case "light": if let c = themeColors(m.value, "theme.light", base: config.theme.light) { config.theme.light = c }
+            case "dark": if let c = themeColors(m.value, "theme.dark", base: config.theme.dark) { config.theme.dark = c }
+            default: unknown("theme.\(m.key)")
+            }
+        }
+    }
+
+    private mutating func themeColors(_ value: JSONValue, _ path: String, base: KioskConfig.ThemeColors) -> KioskConfig.ThemeColors? {
+        guard let object = object(value, path) else { return nil }
+        var colors = base
+        for m in object.members {
+            switch m.key {
+            case "page": if let c = color(m.value, "\(path).page") { colors.page = c }
+            default: unknown("\(path).\(m.key)")
+            }
+        }
+        return colors
+    }
+
+    private mutating func decodePreferences(_ value: JSONValue) {
+        switch value {
+        case .null: config.preferences = nil
+        case .string(let s) where !s.isEmpty && !s.contains("\0"):
+            config.preferences = FileIO.join(FileIO.directoryName(file), s)
+        case .string:
+            errors.append("preferences: expected a file path or null, found an empty string")
+        default: wrongType("preferences", value, "a file path or null")
+        }
+    }
+
+    // MARK: - Typed readers
+
+    private mutating func color(_ value: JSONValue, _ path: String) -> ConfigColor? {
+        let expected = "[r, g, b] or [r, g, b, a] with each component a number in 0…255"
+        guard let items = value.arrayValue else { wrongType(path, value, expected); return nil }
+        guard items.count == 3 || items.count == 4 else {
+            errors.append("\(path): expected \(expected), found an array of \(items.count) item\(items.count == 1 ? "" : "s")")
+            return nil
+        }
+        var components: [Double] = []
+        for (i, item) in items.enumerated() {
+            guard case .number(let n) = item else { wrongType("\(path)[\(i)]", item, "a number in 0…255"); return nil }
+            guard (0...255).contains(n.value) else {
+                errors.append("\(path)[\(i)]: expected a number in 0…255, found \(n.text)")
+                return nil
+            }
+            components.append(n.value)
+        }
+        return ConfigColor(r: components[0], g: components[1], b: components[2], a: components.count == 4 ? components[3] : 255)
+    }
+
+    private mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {
+        guard let o = value.objectValue else { wrongType(path, value, "an object"); return nil }
+        return o
+    }
+
+    private mutating func bool(_ value: JSONValue, _ path: String) -> Bool? {
+        guard let b = value.boolValue else { wrongType(path, value, "true or false"); return nil }
+        return b
+    }
+
+    private mutating func number(_ value: JSONValue, _ path: String, in range: ClosedRange<Double>, what: String) -> Double? {
+        guard case .number(let n) = value else { wrongType(path, value, what); return nil }
+        guard range.contains(n.value) else {
+            errors.append("\(path): expected \(what) in \(format(range.lowerBound))…\(format(range.upperBound)), found \(n.text)")
+            return nil
+        }
+        return n.value
+    }
+
+    private func format(_ v: Double) -> String { JSONNumber(v)?.text ?? "\(v)" }
+
+    private mutating func wrongType(_ path: String, _ value: JSONValue, _ expected: String) {
+        errors.append("\(path): expected \(expected), found \(value.kindDescription)")
+    }
+
+    private mutating func unknown(_ path: String) {
+        var message = "unknown key \"\(path)\""
+        if let s = Suggestion.closest(to: path, among: KioskConfig.knownKeyPaths) { message += " (did you mean \"\(s)\"?)" }
+        errors.append(message)
+    }
+}
+
+/// "Did you mean …?" by edit distance.
+enum Suggestion {
+    /// The candidate closest to `word` when at most 2 edits away (or 1 for short words).
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        let limit = word.count <= 4 ? 1 : 2
+        var best: (String, Int)?
+        for c in candidates {
+            let d = distance(Array(word.lowercased()), Array(c.lowercased()))
+            if d <= limit, d < (best?.1 ?? Int.max) { best = (c, d) }
+        }
+        return best?.0
+    }
+
+    static func distance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var row = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = row
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KioskEngine
+import KioskSupport
+
+/// The kiosk's settings file (JSON). Every key is optional: a missing key keeps its default,
+/// an unknown key is an error. The defaults are `KioskConfig.defaults`, which equal the
+/// shipped `config/kiosk.json` (a test holds them together):
+///
+/// ```json
+/// {
+///   "display": { "windowed": false, "size": null, "rotate": 0, "scale": null, "showFPS": false },
+///   "toggle": { "width": 260 },
+///   "theme": { "light": { "page": [205, 231, 255] }, "dark": { "page": [83, 92, 114] } },
+///   "reduceMotion": false,
+///   "preferences": null
+/// }
+/// ```
+///
+/// `display.size` null means the screen's size (full-screen) or the host's default window;
+/// `display.scale` null means automatic; `preferences` null means the XDG default location,
+/// and a relative path is taken relative to the config file's folder.
+public struct KioskConfig: Equatable, Sendable {
+    public struct Display: Equatable, Sendable {
+        public var windowed: Bool = false
+        public var size: PixelSize? = nil
+        public var rotate: Rotation = .none
+        public var scale: Double? = nil
+        public var showFPS: Bool = false
+        public init() {}
+    }
+
+    public struct Toggle: Equatable, Sendable {
+        /// Width in points.
+        public var width: Double = 260
+        public init() {}
+    }
+
+    public struct ThemeColors: Equatable, Sendable {
+        public var page: ConfigColor
+        public init(page: ConfigColor) { self.page = page }
+    }
+
+    public struct Theme: Equatable, Sendable {
+        public var light = ThemeColors(page: ConfigColor(r: 205, g: 231, b: 255))
+        public var dark = ThemeColors(page: ConfigColor(r: 83, g: 92, b: 114))
+        public init() {}
+    }
+
+    public var display = Display()
+    public var toggle = Toggle()
+    public var theme = Theme()
+    public var reduceMotion = false
+    /// The preferences file, or nil for the default location.
+    public var preferences: String? = nil
+
+    public init() {}
+
+    /// The built-in defaults (identical to `config/kiosk.json`).
+    public static let defaults = KioskConfig()
+
+    /// Largest config file accepted.
+    public static let sizeLimit = 1024 * 1024
+
+    /// Every key path the file may hold, e.g. "display.rotate".
+    public static let knownKeyPaths: [String] = [
+        "display", "display.windowed", "display.size", "display.rotate", "display.scale", "display.showFPS",
+        "toggle", "toggle.width",
+        "theme", "theme.light", "theme.light.page", "theme.dark", "theme.dark.page",
+        "reduceMotion", "preferences",
+    ]
+
+    /// Loads `path` over the defaults, or returns the defaults when `path` is nil.
+    /// Throws an input error (exit 2) naming the file and every bad key path.
+    public static func load(path: String?) throws(KioskError) -> KioskConfig {
+        guard let path else { return .defaults }
+        switch FileIO.readFile(at: path, limit: sizeLimit) {
+        case .bytes(let bytes):
+            return try decode(bytes, file: path)
+        case .notFound:
+            throw .input("config file \(path): no such file")
+        case .notRegularFile(let kind):
+            throw .input("config file \(path): is a \(kind), expected a JSON file")
+        case .tooLarge:
+            throw .input("config file \(path): larger than \(sizeLimit) bytes, expected a small JSON file")
+        case .failed(let reason):
+            throw .input("config file \(path): cannot be read (\(reason))")
+        }
+    }
+
+    /// Decodes config bytes over `base`. `file` is used in messages and to resolve a relative
+    /// `preferences` path.
+    public static func decode(_ bytes: [UInt8], file: String, base: KioskConfig = .defaults) throws(KioskError) -> KioskConfig {
+        let root: JSONValue
+        do { root = try StrictJSONParser.parse(bytes) } catch {
+            throw .input("config file \(file): not valid JSON: \(error)")
+        }
+        var decoder = ConfigDecoder(file: file, config: base)
+        decoder.decodeRoot(root)
+        if !decoder.errors.isEmpty {
+            throw .input(decoder.errors.map { "config file \(file): \($0)" }.joined(separator: "\n"))
+        }
+        return decoder.config
+    }
+}

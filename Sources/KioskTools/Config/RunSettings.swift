@@ -1,0 +1,61 @@
+import Raster
+import KioskEngine
+import KioskSupport
+
+/// The settings `darkmode-kiosk run` actually uses: the config file with the command-line
+/// flags laid over it (flags win). Boolean flags can only switch a feature on.
+public struct RunSettings: Equatable, Sendable {
+    public var windowed: Bool
+    /// Window size (windowed) or requested mode; nil for the screen's/host's default.
+    public var size: PixelSize?
+    public var rotate: Rotation
+    /// Pixels per point; nil for automatic.
+    public var scale: Double?
+    public var reduceMotion: Bool
+    public var showFPS: Bool
+    /// Toggle width in points.
+    public var toggleWidth: Double
+    public var pageLight: Color
+    public var pageDark: Color
+    /// The preferences file: `--prefs`, else the config's `preferences`, else the XDG default;
+    /// nil when no location could be found (keep the mode in memory only).
+    public var preferencesPath: String?
+
+    /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
+    /// default preferences path.
+    public static func merge(config: KioskConfig, flags: RunOptions, environment: [String: String],
+                             passwdHome: () -> String? = PreferencesLocation.passwdHome) -> RunSettings {
+        RunSettings(
+            windowed: flags.windowed || config.display.windowed,
+            size: flags.size ?? config.display.size,
+            rotate: flags.rotate ?? config.display.rotate,
+            scale: flags.scale ?? config.display.scale,
+            reduceMotion: flags.reduceMotion || config.reduceMotion,
+            showFPS: flags.showFPS || config.display.showFPS,
+            toggleWidth: config.toggle.width,
+            pageLight: config.theme.light.page.color,
+            pageDark: config.theme.dark.page.color,
+            preferencesPath: flags.prefsPath ?? config.preferences
+                ?? PreferencesLocation.defaultPath(environment: environment, passwdHome: passwdHome))
+    }
+
+    /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at
+    /// `scale` pixels per point (the host resolves automatic scale).
+    public func kioskOptions(pixelWidth: Int, pixelHeight: Int, scale: Double) -> KioskOptions {
+        KioskOptions(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, reduceMotion: reduceMotion,
+                     showFPS: showFPS, toggleWidth: toggleWidth, theme: PageTheme(light: pageLight, dark: pageDark))
+    }
+
+    /// A human summary of the effective settings (`run --check`).
+    public var summary: String {
+        func rgb(_ c: Color) -> String { "\(Int((c.r * 255).rounded())),\(Int((c.g * 255).rounded())),\(Int((c.b * 255).rounded()))" }
+        return [
+            "display: " + (windowed ? "windowed" : "full-screen") + (size.map { " \($0.width)x\($0.height)" } ?? "")
+                + ", rotate \(rotate.degrees), scale " + (scale.map { "\($0)" } ?? "automatic"),
+            "toggle width: \(toggleWidth) pt",
+            "page colours: light \(rgb(pageLight)), dark \(rgb(pageDark))",
+            "reduce motion: \(reduceMotion ? "on" : "off"), FPS overlay: \(showFPS ? "on" : "off")",
+            "preferences: " + (preferencesPath ?? "none (kept in memory)"),
+        ].joined(separator: "\n")
+    }
+}

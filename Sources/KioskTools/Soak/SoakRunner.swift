@@ -1,0 +1,242 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import DarkModeToggle
+import Raster
+import KioskEngine
+import KioskSupport
+
+/// A long run of random interaction through the real app: `RandomInteraction` input, the
+/// interaction engine, motion, the page cross-fade and `KioskApp.renderFrame` on a full page,
+/// at 60 frames per simulated second, as fast as the machine allows.
+///
+/// It measures what a kiosk left on for days needs: resident memory after a warm-up (it must
+/// stay flat) and the time each frame takes (it must not drift upwards), and checks the
+/// engine's invariants at every frame (appearance within 0…1, positions finite, dirty
+/// rectangles on the page, one commit per accepted gesture at most).
+///
+/// Frame times are kept only for two windows — the tenth of the run right after the warm-up
+/// and the last tenth — in buffers filled before the warm-up ends, so the measurement itself
+/// does not grow memory.
+public struct SoakRunner {
+    public static let frameInterval = 1.0 / 60
+
+    public var size: PixelSize
+    public var scale: Double
+    public var simulatedSeconds: Double
+    public var seed: UInt64
+    /// Longest idle pause between random gestures, seconds.
+    public var maxIdle: Double
+    /// Resident memory is sampled every this many frames after the warm-up.
+    public var sampleEvery: Int
+
+    public init(size: PixelSize = PixelSize(width: 1280, height: 800), scale: Double = 1,
+                simulatedSeconds: Double, seed: UInt64 = 1, maxIdle: Double = 3, sampleEvery: Int = 300) {
+        self.size = size
+        self.scale = scale
+        self.simulatedSeconds = simulatedSeconds
+        self.seed = seed
+        self.maxIdle = maxIdle
+        self.sampleEvery = sampleEvery
+    }
+
+    /// Total frames of the run.
+    public var frameCount: Int { max(100, Int((simulatedSeconds / Self.frameInterval).rounded())) }
+    /// Frames before measurement starts (caches filled, allocator settled): 5 %, at least 300.
+    public var warmUpFrames: Int { min(frameCount / 2, max(300, frameCount / 20)) }
+    /// Frames in each measured window (a tenth of the run).
+    public var windowFrames: Int { max(10, frameCount / 10) }
+
+    /// Runs the soak. `progress` is called about every simulated minute with (frame, total).
+    public func run(progress: ((Int, Int) -> Void)? = nil) -> SoakReport {
+        let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale),
+                           isDarkMode: false)
+        let replay = ReplayRunner(size: size, scale: scale)
+        var input = RandomInteraction(seed: seed, toggle: app.layout.togglePixelFrame,
+                                      pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: maxIdle)
+        let total = frameCount, warm = warmUpFrames, window = windowFrames
+        let firstStart = warm, lastStart = total - window
+        var firstCPU = [Double](repeating: 0, count: window), lastCPU = [Double](repeating: 0, count: window)
+        var firstWall = [Double](repeating: 0, count: window), lastWall = [Double](repeating: 0, count: window)
+        var report = SoakReport(frames: total, simulatedSeconds: Double(total) * Self.frameInterval, seed: seed,
+                                width: size.width, height: size.height)
+        let bounds = app.frame.bounds
+        let wallStart = Clock.monotonic()
+        for i in 0..<total {
+            let t = Double(i) * Self.frameInterval
+            let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
+            while input.peekTime() <= t {
+                let event = input.next()
+                let commitsBefore = app.commitCount
+                let commit = replay.deliver(event, to: app)
+                report.events += 1
+                // The engine's count catches a second commit the return value could not carry.
+                if app.commitCount - commitsBefore > 1 { report.multipleCommitsPerEvent += 1 }
+                if let last = commit {
+                    if last == (report.lastCommit ?? false) { report.nonAlternatingCommits += 1 }
+                    report.lastCommit = last
+                    report.commits += 1
+                }
+            }
+            let dirty = app.renderFrame(at: t)
+            let c1 = Clock.threadCPU(), w1 = Clock.monotonic()
+            let state = app.visualState(at: t)
+            if !(0...1).contains(state.appearance) || !state.position.isFinite { report.badVisualStates += 1 }
+            report.maxPositionOvershoot = max(report.maxPositionOvershoot, -state.position, state.position - 1)
+            if dirty.contains(where: { !bounds.contains($0) }) { report.dirtyOutsidePage += 1 }
+            report.pixelsDrawn += dirty.reduce(0) { $0 + $1.area }
+
+            if i >= firstStart && i < firstStart + window {
+                firstCPU[i - firstStart] = (c1 - c0) * 1000
+                firstWall[i - firstStart] = (w1 - w0) * 1000
+            }
+            if i >= lastStart {
+                lastCPU[i - lastStart] = (c1 - c0) * 1000
+                lastWall[i - lastStart] = (w1 - w0) * 1000
+            }
+            if i == warm - 1 {
+                report.rssAfterWarmUpKB = ProcessMemory.residentKB() ?? 0
+                report.rssPeakKB = report.rssAfterWarmUpKB
+            } else if i >= warm && (i % sampleEvery == 0 || i == total - 1) {
+                let rss = ProcessMemory.residentKB() ?? 0
+                report.rssPeakKB = max(report.rssPeakKB, rss)
+                report.rssEndKB = rss
+            }
+            if let progress, i % 3600 == 0 { progress(i, total) }
+        }
+        report.wallSeconds = Clock.monotonic() - wallStart
+        report.isDarkMode = app.isDarkMode
+        report.engineCommitCount = app.commitCount
+        report.firstCPUMedianMs = Self.median(firstCPU)
+        report.lastCPUMedianMs = Self.median(lastCPU)
+        report.firstWallMedianMs = Self.median(firstWall)
+        report.lastWallMedianMs = Self.median(lastWall)
+        return report
+    }
+
+    static func median(_ values: [Double]) -> Double { KioskSupport.median(values) ?? 0 }
+}
+
+/// What a soak run measured and found.
+public struct SoakReport: Equatable, Sendable {
+    public var frames: Int
+    public var simulatedSeconds: Double
+    public var seed: UInt64
+    public var width: Int
+    public var height: Int
+    public var events = 0
+    public var commits = 0
+    /// The engine's own count (must equal `commits`).
+    public var engineCommitCount = 0
+    public var isDarkMode = false
+    public var lastCommit: Bool? = nil
+    /// Events that produced more than one commit (must be 0).
+    public var multipleCommitsPerEvent = 0
+    /// Commits that repeated the previous committed value (must be 0).
+    public var nonAlternatingCommits = 0
+    /// Frames whose appearance left 0…1 or whose position was not finite (must be 0).
+    public var badVisualStates = 0
+    /// Largest distance of the celestial position outside 0…1 (spring overshoot).
+    public var maxPositionOvershoot = 0.0
+    /// Dirty rectangles reported outside the page (must be 0).
+    public var dirtyOutsidePage = 0
+    public var pixelsDrawn = 0
+    public var rssAfterWarmUpKB = 0
+    public var rssPeakKB = 0
+    public var rssEndKB = 0
+    /// Thread CPU time per frame, median of the first measured tenth and of the last tenth (ms).
+    public var firstCPUMedianMs = 0.0
+    public var lastCPUMedianMs = 0.0
+    /// Wall time per frame, same windows (ms).
+    public var firstWallMedianMs = 0.0
+    public var lastWallMedianMs = 0.0
+    public var wallSeconds = 0.0
+
+    public init(frames: Int, simulatedSeconds: Double, seed: UInt64, width: Int, height: Int) {
+        self.frames = frames
+        self.simulatedSeconds = simulatedSeconds
+        self.seed = seed
+        self.width = width
+        self.height = height
+    }
+
+    /// Peak resident memory after the warm-up minus resident memory at its end, kilobytes.
+    public var rssGrowthKB: Int { rssPeakKB - rssAfterWarmUpKB }
+    /// Last-tenth over first-tenth median frame CPU time.
+    public var cpuDriftRatio: Double { firstCPUMedianMs > 0 ? lastCPUMedianMs / firstCPUMedianMs : 0 }
+    public var wallDriftRatio: Double { firstWallMedianMs > 0 ? lastWallMedianMs / firstWallMedianMs : 0 }
+
+    /// Problems against the limits (RSS growth under `rssLimitKB`, CPU drift ratio within
+    /// 1/`driftLimit`…`driftLimit`, and every invariant counter zero); empty when all is well.
+    public func problems(rssLimitKB: Int = 1024, driftLimit: Double = 1.5) -> [String] {
+        var p: [String] = []
+        if rssGrowthKB >= rssLimitKB { p.append("resident memory grew by \(rssGrowthKB) KB after the warm-up (limit \(rssLimitKB) KB)") }
+        if cpuDriftRatio > driftLimit || cpuDriftRatio < 1 / driftLimit {
+            p.append("median frame CPU time drifted from \(Self.f3(firstCPUMedianMs)) ms to \(Self.f3(lastCPUMedianMs)) ms (ratio \(Self.f3(cpuDriftRatio)), limit \(driftLimit))")
+        }
+        if multipleCommitsPerEvent > 0 { p.append("\(multipleCommitsPerEvent) events committed more than once") }
+        if nonAlternatingCommits > 0 { p.append("\(nonAlternatingCommits) commits repeated the committed value") }
+        if commits != engineCommitCount { p.append("\(commits) commits seen but the engine counted \(engineCommitCount)") }
+        if isDarkMode != (lastCommit ?? false) { p.append("final mode \(isDarkMode) is not the last commit") }
+        if badVisualStates > 0 { p.append("\(badVisualStates) frames had appearance outside 0…1 or a non-finite position") }
+        if dirtyOutsidePage > 0 { p.append("\(dirtyOutsidePage) dirty rectangles fell outside the page") }
+        if events == 0 || commits == 0 { p.append("the run saw no input or no commits (\(events) events, \(commits) commits)") }
+        return p
+    }
+
+    /// The report as one compact JSON line.
+    public var jsonLine: String {
+        func n(_ d: Double) -> JSONValue { .number(JSONNumber((d * 1e6).rounded() / 1e6) ?? JSONNumber(0)!) }
+        func i(_ v: Int) -> JSONValue { n(Double(v)) }
+        var o = JSONObject()
+        o["frames"] = i(frames); o["simulated_seconds"] = n(simulatedSeconds); o["seed"] = .string(String(seed))
+        o["size"] = .array([i(width), i(height)])
+        o["events"] = i(events); o["commits"] = i(commits); o["engine_commits"] = i(engineCommitCount)
+        o["is_dark_mode"] = .bool(isDarkMode)
+        o["multiple_commits_per_event"] = i(multipleCommitsPerEvent)
+        o["non_alternating_commits"] = i(nonAlternatingCommits)
+        o["bad_visual_states"] = i(badVisualStates)
+        o["max_position_overshoot"] = n(maxPositionOvershoot)
+        o["dirty_outside_page"] = i(dirtyOutsidePage)
+        o["pixels_drawn"] = i(pixelsDrawn)
+        o["rss_after_warm_up_kb"] = i(rssAfterWarmUpKB); o["rss_peak_kb"] = i(rssPeakKB); o["rss_end_kb"] = i(rssEndKB)
+        o["rss_growth_kb"] = i(rssGrowthKB)
+        o["first_cpu_median_ms"] = n(firstCPUMedianMs); o["last_cpu_median_ms"] = n(lastCPUMedianMs)
+        o["cpu_drift_ratio"] = n(cpuDriftRatio)
+        o["first_wall_median_ms"] = n(firstWallMedianMs); o["last_wall_median_ms"] = n(lastWallMedianMs)
+        o["wall_drift_ratio"] = n(wallDriftRatio)
+        o["wall_seconds"] = n(wallSeconds)
+        return JSONWriter.compact(.object(o))
+    }
+
+    /// A short human summary.
+    public var summary: String {
+        """
+        soak: \(frames) frames (\(Self.f3(simulatedSeconds / 60)) simulated minutes) on \(width)x\(height) in \(Self.f3(wallSeconds)) s, \(events) events, \(commits) commits
+        memory: \(rssAfterWarmUpKB) KB after warm-up, peak \(rssPeakKB) KB, end \(rssEndKB) KB (growth \(rssGrowthKB) KB)
+        frame CPU median: first tenth \(Self.f3(firstCPUMedianMs)) ms, last tenth \(Self.f3(lastCPUMedianMs)) ms (ratio \(Self.f3(cpuDriftRatio)))
+        frame wall median: first tenth \(Self.f3(firstWallMedianMs)) ms, last tenth \(Self.f3(lastWallMedianMs)) ms (ratio \(Self.f3(wallDriftRatio)))
+        """
+    }
+
+    static func f3(_ d: Double) -> String { fixed(d, 3) }
+}
+
+/// `darkmode-kiosk soak --minutes N`: runs `SoakRunner` for `minutes`
+/// simulated minutes, prints the summary and the JSON report line, and fails (exit 1) when a
+/// limit is exceeded.
+public enum SoakCommand {
+    public static func run(minutes: Double, seed: UInt64 = 1, size: PixelSize = PixelSize(width: 1280, height: 800),
+                           scale: Double = 1, output: (String) -> Void) throws(KioskError) {
+        guard minutes.isFinite, minutes > 0, minutes <= 7 * 24 * 60 else {
+            throw .usage("soak: expected a duration in minutes in 0…10080, found \(minutes)")
+        }
+        let report = SoakRunner(size: size, scale: scale, simulatedSeconds: minutes * 60, seed: seed).run { frame, total in
+            StandardError.log("soak: frame \(frame) of \(total)")
+        }
+        output(report.summary)
+        output(report.jsonLine)
+        let problems = report.problems()
+        if !problems.isEmpty { throw .runtime("soak failed: " + problems.joined(separator: "; ")) }
+    }
+}

@@ -1,0 +1,75 @@
+import DarkModeToggle
+import Glibc
+import Raster
+import Testing
+@testable import KioskEngine
+@testable import KioskTools
+
+/// What partial rendering promises: on seeded random input, the frame built incrementally
+/// (only the dirty rectangles redrawn) equals, byte for byte and on every frame, a full redraw
+/// of the same state — both a whole-page redraw with the same caches and a from-scratch draw
+/// with no caches at all.
+@Suite struct PartialRenderingTests {
+    /// Drives three apps with identical input: incremental, forced whole-page, uncached.
+    static func compare(seed: UInt64, seconds: Double, size: PixelSize, scale: Double, showFPS: Bool) -> (frames: Int, partialFrames: Int, mismatches: [String]) {
+        let options = KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, showFPS: showFPS, toggleWidth: 80)
+        let incremental = KioskApp(options: options, isDarkMode: false)
+        let whole = KioskApp(options: options, isDarkMode: false)
+        let scratch = KioskApp(options: options, isDarkMode: false)
+        scratch.incremental = false
+        let replay = ReplayRunner(size: size, scale: scale)
+        var input = RandomInteraction(seed: seed, toggle: incremental.layout.togglePixelFrame,
+                                      pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: 0.5)
+        var mismatches: [String] = []
+        var partialFrames = 0
+        let frames = Int(seconds * 60)
+        for i in 0..<frames {
+            let t = Double(i) / 60
+            while input.peekTime() <= t {
+                let e = input.next()
+                let commits = [replay.deliver(e, to: incremental), replay.deliver(e, to: whole), replay.deliver(e, to: scratch)]
+                if commits[0] != commits[1] || commits[0] != commits[2] { mismatches.append("frame \(i): commits differ \(commits)") }
+            }
+            // The same (fake) frame times for every app, so the overlay shows the same digits.
+            for app in [incremental, whole, scratch] { app.recordFrameTime(milliseconds: Double(i % 23) * 0.7) }
+            let dirty = incremental.renderFrame(at: t)
+            if !dirty.isEmpty && dirty != [incremental.frame.bounds] { partialFrames += 1 }
+            whole.invalidate()
+            #expect(whole.renderFrame(at: t) == [whole.frame.bounds])
+            _ = scratch.renderFrame(at: t)
+            if let d = firstDifference(incremental.frame, whole.frame) { mismatches.append("frame \(i) t=\(t): vs whole-page redraw at \(d)") }
+            if let d = firstDifference(incremental.frame, scratch.frame) { mismatches.append("frame \(i) t=\(t): vs uncached redraw at \(d)") }
+            if mismatches.count > 5 { break }
+        }
+        return (frames, partialFrames, mismatches)
+    }
+
+    static func firstDifference(_ a: Pixmap, _ b: Pixmap) -> String? {
+        guard a.width == b.width, a.height == b.height else { return "size \(a.width)x\(a.height) vs \(b.width)x\(b.height)" }
+        let va = a.fullView, vb = b.fullView
+        for y in 0..<a.height where memcmp(va.row(y), vb.row(y), a.width * 4) != 0 {
+            for x in 0..<a.width where a[x, y] != b[x, y] {
+                return "(\(x), \(y)): \(String(a[x, y], radix: 16)) vs \(String(b[x, y], radix: 16))"
+            }
+        }
+        return nil
+    }
+
+    @Test(arguments: [(UInt64(1), 1.0, false), (UInt64(7), 2.0, true), (UInt64(42), 1.5, false)])
+    func incrementalFramesEqualFullRedraws(seed: UInt64, scale: Double, showFPS: Bool) {
+        let r = Self.compare(seed: seed, seconds: 8, size: PixelSize(width: 400, height: 260), scale: scale, showFPS: showFPS)
+        #expect(r.mismatches.isEmpty, "seed \(seed): \(r.mismatches)")
+        // The comparison means something only if most frames were partial.
+        #expect(r.partialFrames > r.frames / 4, "seed \(seed): only \(r.partialFrames) of \(r.frames) frames were partial")
+    }
+
+    /// The comparison itself can fail: a pixel poked into the incremental frame is found.
+    @Test func aStrayPixelIsCaught() {
+        let options = KioskOptions(pixelWidth: 64, pixelHeight: 48)
+        let a = KioskApp(options: options, isDarkMode: false), b = KioskApp(options: options, isDarkMode: false)
+        _ = a.renderFrame(at: 0); _ = b.renderFrame(at: 0)
+        #expect(Self.firstDifference(a.frame, b.frame) == nil)
+        a.frame.fill(IntRect(x: 5, y: 7, width: 1, height: 1), with: 0xFF00_00FF)
+        #expect(Self.firstDifference(a.frame, b.frame)?.hasPrefix("(5, 7)") == true)
+    }
+}
