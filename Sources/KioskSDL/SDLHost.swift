@@ -17,7 +17,7 @@ public enum SDLHost {
     /// Returns the process exit status: 0 after `SDL_QUIT` (window closed, SIGTERM, SIGINT, or
     /// Escape in windowed mode), 1 when no display can be opened (one message on stderr).
     /// Set `DARKMODE_KIOSK_TIMING=1` for start-up and present timing on stderr.
-    public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
+    public static func run(_ options: HostOptions, makeApp: (_ page: PixelSize, _ scale: Double) -> KioskApp,
                            onCommit: @escaping (Bool) -> Void = { _ in }) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
@@ -178,10 +178,10 @@ private final class SDLSession {
         return true
     }
 
-    func run(makeApp: (PageGeometry) -> KioskApp, onCommit: @escaping (Bool) -> Void) -> Int32 {
+    func run(makeApp: (_ page: PixelSize, _ scale: Double) -> KioskApp, onCommit: @escaping (Bool) -> Void) -> Int32 {
         self.onCommit = onCommit
         guard preparePresenter() else { return 1 }
-        let app = makeApp(viewport.geometry)
+        let app = makeApp(viewport.pageSize, viewport.scale)
         if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight {
             app.resize(pixelWidth: viewport.pagePixelWidth, pixelHeight: viewport.pagePixelHeight, scale: viewport.scale)
         }
@@ -346,7 +346,7 @@ private final class SDLSession {
     private func handleSizeChange(_ app: KioskApp) {
         let next = measureViewport()
         guard next != viewport else { return }
-        let resized = next.geometry != viewport.geometry
+        let resized = next.pageSize != viewport.pageSize || next.scale != viewport.scale
         viewport = next
         if resized {
             cancelPointers(app)

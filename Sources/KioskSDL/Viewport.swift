@@ -33,9 +33,8 @@ public struct Viewport: Sendable, Equatable {
     public var pagePixelWidth: Int { rotation.swapsAxes ? outputHeight : outputWidth }
     public var pagePixelHeight: Int { rotation.swapsAxes ? outputWidth : outputHeight }
 
-    public var geometry: PageGeometry {
-        PageGeometry(pixelWidth: pagePixelWidth, pixelHeight: pagePixelHeight, scale: scale)
-    }
+    /// The page size in pixels (what the app is built for, with `scale`).
+    public var pageSize: PixelSize { PixelSize(width: pagePixelWidth, height: pagePixelHeight) }
 
     /// The destination rectangle (output pixels, before rotation) for `SDL_RenderCopyExF`: the
     /// page-sized rectangle centred on the output, so that turning it about its centre by

@@ -19,3 +19,10 @@ public func median(_ values: [Double]) -> Double? {
     let s = values.sorted()
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
+
+/// The `p` quantile (0…1) of already sorted values, by the nearest rank on (count − 1)·p;
+/// nil when empty.
+public func percentile(sorted values: [Double], _ p: Double) -> Double? {
+    guard !values.isEmpty else { return nil }
+    return values[min(values.count - 1, max(0, Int((Double(values.count - 1) * p).rounded())))]
+}

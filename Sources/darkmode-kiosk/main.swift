@@ -67,10 +67,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
     let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
-    let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
+    let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
-    return SDLHost.run(host, makeApp: { page in
-        KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
+    return SDLHost.run(host, makeApp: { page, scale in
+        KioskApp(options: settings.kioskOptions(pixelWidth: page.width, pixelHeight: page.height, scale: scale),
                  isDarkMode: isDark)
     }, onCommit: { store?.saveReporting(isDarkMode: $0) })
 }

@@ -17,26 +17,28 @@ import Testing
         let whole = KioskApp(options: options, isDarkMode: false)
         let scratch = KioskApp(options: options, isDarkMode: false)
         scratch.incremental = false
-        let replay = ReplayRunner(size: size, scale: scale)
-        var input = RandomInteraction(seed: seed, toggle: incremental.layout.togglePixelFrame,
-                                      pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: 0.5)
+        // One driver per app, each with the same seeded input stream.
+        let drivers = [incremental, whole, scratch].map { app in
+            VirtualClockDriver(app: app, input: RandomInteraction(seed: seed, toggle: incremental.layout.togglePixelFrame,
+                                                                  pageWidth: Double(size.width), pageHeight: Double(size.height),
+                                                                  maxIdle: 0.5))
+        }
+        var commits: [[Bool?]] = [[], [], []]
+        for (i, d) in drivers.enumerated() { d.onEvent = { commits[i].append($0.commit) } }
         var mismatches: [String] = []
         var partialFrames = 0
         let frames = Int(seconds * 60)
         for i in 0..<frames {
-            let t = Double(i) / 60
-            while input.peekTime() <= t {
-                let e = input.next()
-                let commits = [replay.deliver(e, to: incremental), replay.deliver(e, to: whole), replay.deliver(e, to: scratch)]
-                if commits[0] != commits[1] || commits[0] != commits[2] { mismatches.append("frame \(i): commits differ \(commits)") }
-            }
             // The same (fake) frame times for every app, so the overlay shows the same digits.
             for app in [incremental, whole, scratch] { app.recordFrameTime(milliseconds: Double(i % 23) * 0.7) }
-            let dirty = incremental.renderFrame(at: t)
-            if !dirty.isEmpty && dirty != [incremental.frame.bounds] { partialFrames += 1 }
             whole.invalidate()
-            #expect(whole.renderFrame(at: t) == [whole.frame.bounds])
-            _ = scratch.renderFrame(at: t)
+            let steps = drivers.map { $0.step() }
+            let t = steps[0].time
+            if commits[0] != commits[1] || commits[0] != commits[2] { mismatches.append("frame \(i): commits differ \(commits)") }
+            commits = [[], [], []]
+            let dirty = steps[0].dirty
+            if !dirty.isEmpty && dirty != [incremental.frame.bounds] { partialFrames += 1 }
+            #expect(steps[1].dirty == [whole.frame.bounds])
             if let d = firstDifference(incremental.frame, whole.frame) { mismatches.append("frame \(i) t=\(t): vs whole-page redraw at \(d)") }
             if let d = firstDifference(incremental.frame, scratch.frame) { mismatches.append("frame \(i) t=\(t): vs uncached redraw at \(d)") }
             if mismatches.count > 5 { break }

@@ -45,22 +45,20 @@ public struct BenchRunner {
     }
 
     public func run(_ scenario: BenchScenario) -> ScenarioResult {
-        let script = BenchScript.make(scenario)
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
-                                                 reduceMotion: script.reduceMotion),
+                                                 reduceMotion: scenario == .idle),
                            isDarkMode: false)
         app.incremental = !fullRedraw
+        let script = BenchScript.make(scenario, toggle: app.toggleFrame)
+        let driver = VirtualClockDriver(app: app, input: script)
         let presented = Pixmap(width: size.width, height: size.height)
-        let toggle = app.toggleFrame
         var wall: [Double] = [], cpu: [Double] = []
         wall.reserveCapacity(frames); cpu.reserveCapacity(frames)
         var pixels = 0
-        let dt = 1.0 / 60
         for i in 0..<(frames + Self.warmUpFrames) {
-            let t0 = Double(i) * dt, t1 = t0 + dt
+            // One frame: input delivery, update, render, and the "present" copy.
             let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
-            for e in script.events(t0, t1, toggle) { app.handle(e) }
-            let dirty = app.renderFrame(at: t1)
+            let dirty = driver.step().dirty
             for r in dirty { presented.copy(r, from: app.frame) }
             let w1 = Clock.monotonic(), c1 = Clock.threadCPU()
             guard i >= Self.warmUpFrames else { continue }
@@ -69,24 +67,57 @@ public struct BenchRunner {
             pixels += dirty.reduce(0) { $0 + $1.area }
         }
         let sorted = wall.sorted()
-        func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))] }
         return ScenarioResult(
             name: scenario.rawValue, frames: frames, fullRedraw: fullRedraw,
-            p50: pct(0.5), p95: pct(0.95), p99: pct(0.99), max: sorted.last ?? 0,
+            p50: percentile(sorted: sorted, 0.5) ?? 0, p95: percentile(sorted: sorted, 0.95) ?? 0,
+            p99: percentile(sorted: sorted, 0.99) ?? 0, max: sorted.last ?? 0,
             cpuP50: median(cpu) ?? 0,
             overBudget: wall.filter { $0 > Self.budgetMs }.count,
             pixelsPerFrame: Double(pixels) / Double(frames),
             cpuShare: cpu.reduce(0, +) / (Double(frames) * Self.budgetMs))
     }
 
-    /// Human-readable table.
-    public static func table(_ results: [ScenarioResult], size: PixelSize, scale: Double, peakRSSMB: Double) -> String {
+    /// The memory yardstick for "every pixel changes and is presented": fill one frame of the
+    /// benchmarked size with a solid colour and copy it once into a second frame — the same
+    /// fill and copy kernels the app uses (`Pixmap.fill`, `Pixmap.copy`). Wall-clock times of
+    /// `repetitions` rounds after a short warm-up, milliseconds.
+    public struct Yardstick: Equatable, Sendable {
+        public var p50: Double
+        public var p99: Double
+        public var repetitions: Int
+    }
+
+    public static func measureYardstick(size: PixelSize, repetitions: Int = 120) -> Yardstick {
+        let a = Pixmap(width: size.width, height: size.height), b = Pixmap(width: size.width, height: size.height)
+        let colors: [UInt32] = [0xFFF2_F2F7, 0xFF1C_1C1E]
+        var times: [Double] = []
+        times.reserveCapacity(repetitions)
+        for i in 0..<(repetitions + 5) {
+            let w0 = Clock.monotonic()
+            a.fill(a.bounds, with: colors[i % 2])
+            b.copy(b.bounds, from: a)
+            let w1 = Clock.monotonic()
+            if i >= 5 { times.append((w1 - w0) * 1000) }
+        }
+        let sorted = times.sorted()
+        return Yardstick(p50: percentile(sorted: sorted, 0.5) ?? 0, p99: percentile(sorted: sorted, 0.99) ?? 0,
+                         repetitions: repetitions)
+    }
+
+    /// Human-readable table. The two ratio columns are p50 and p99 over the yardstick's p50.
+    public static func table(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
+                             peakRSSMB: Double) -> String {
         var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, frame budget 16.67 ms",
+                     "yardstick: fill + copy of one \(size.width)x\(size.height) frame, p50 " + f3(yardstick.p50)
+                        + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds)",
                      pad("scenario", 9) + pad("frames", 7) + pad("p50 ms", 9) + pad("p95 ms", 9) + pad("p99 ms", 9)
-                        + pad("max ms", 9) + pad("cpu p50", 9) + pad(">16.7", 7) + pad("px/frame", 11) + "cpu@60Hz"]
+                        + pad("max ms", 9) + pad("p50/yd", 8) + pad("p99/yd", 8) + pad("cpu p50", 9) + pad(">16.7", 7)
+                        + pad("px/frame", 11) + "cpu@60Hz"]
         for r in results {
             lines.append(pad(r.name + (r.fullRedraw ? "*" : ""), 9) + pad("\(r.frames)", 7) + pad(f3(r.p50), 9)
-                         + pad(f3(r.p95), 9) + pad(f3(r.p99), 9) + pad(f3(r.max), 9) + pad(f3(r.cpuP50), 9)
+                         + pad(f3(r.p95), 9) + pad(f3(r.p99), 9) + pad(f3(r.max), 9)
+                         + pad(fixed(ratio(r.p50, yardstick), 2), 8) + pad(fixed(ratio(r.p99, yardstick), 2), 8)
+                         + pad(f3(r.cpuP50), 9)
                          + pad("\(r.overBudget)", 7) + pad(String(Int(r.pixelsPerFrame.rounded())), 11)
                          + fixed(r.cpuShare * 100, 1) + "%")
         }
@@ -95,12 +126,23 @@ public struct BenchRunner {
         return lines.joined(separator: "\n")
     }
 
+    /// A frame time over the yardstick's p50.
+    static func ratio(_ ms: Double, _ yardstick: Yardstick) -> Double { yardstick.p50 > 0 ? ms / yardstick.p50 : .nan }
+
     /// The `--json` document.
-    public static func json(_ results: [ScenarioResult], size: PixelSize, scale: Double, peakRSSMB: Double) -> String {
+    public static func json(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
+                            peakRSSMB: Double) -> String {
         func n(_ d: Double) -> JSONValue { .number(JSONNumber((d * 1000).rounded() / 1000) ?? JSONNumber(0)!) }
         var root = JSONObject()
         root["size"] = .array([n(Double(size.width)), n(Double(size.height))])
         root["scale"] = n(scale)
+        var yd = JSONObject()
+        yd["what"] = .string("fill + copy of one frame of the benchmarked size")
+        var yms = JSONObject()
+        yms["p50"] = n(yardstick.p50); yms["p99"] = n(yardstick.p99)
+        yd["ms"] = .object(yms)
+        yd["repetitions"] = n(Double(yardstick.repetitions))
+        root["yardstick"] = .object(yd)
         root["scenarios"] = .array(results.map { r in
             var o = JSONObject()
             o["name"] = .string(r.name)
@@ -109,6 +151,9 @@ public struct BenchRunner {
             var ms = JSONObject()
             ms["p50"] = n(r.p50); ms["p95"] = n(r.p95); ms["p99"] = n(r.p99); ms["max"] = n(r.max)
             o["ms"] = .object(ms)
+            var ratios = JSONObject()
+            ratios["p50"] = n(ratio(r.p50, yardstick)); ratios["p99"] = n(ratio(r.p99, yardstick))
+            o["yardstick_ratio"] = .object(ratios)
             o["over_budget"] = n(Double(r.overBudget))
             o["pixels_per_frame"] = n(r.pixelsPerFrame)
             o["cpu_share"] = n(r.cpuShare)
@@ -129,11 +174,13 @@ public enum BenchCommand {
         let scale = o.scale ?? 2
         let runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
         let results = o.scenario.expanded.map { runner.run($0) }
+        // Peak memory before the yardstick's two frames, which the app would not hold.
         let rss = Clock.peakRSSMB()
-        output(BenchRunner.table(results, size: size, scale: scale, peakRSSMB: rss))
+        let yardstick = BenchRunner.measureYardstick(size: size)
+        output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss))
         if let path = o.jsonPath {
             do {
-                try AtomicFileWriter().write(Array((BenchRunner.json(results, size: size, scale: scale, peakRSSMB: rss) + "\n").utf8), to: path)
+                try AtomicFileWriter().write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss) + "\n").utf8), to: path)
             } catch {
                 throw .runtime("bench: cannot write \(path): \(error)")
             }

@@ -174,6 +174,7 @@ public enum CommandLineParser {
         o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
         o.prefsPath = s.value("--prefs")
         o.reduceMotion = s.has("--reduce-motion")
+        o.frames = s.has("--frames")
         return o
     }
 
@@ -323,6 +324,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point"),
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file to load and write"),
         FlagSpec(name: "--reduce-motion", help: "replay with Reduce Motion on"),
+        FlagSpec(name: "--frames", help: "also one JSON line per rendered frame (position, appearance, celestialX, dirtyPixels)"),
     ]
     static let soak: [FlagSpec] = [
         FlagSpec(name: "--minutes", valueName: "N", help: "simulated minutes at 60 frames a second (default 1)"),

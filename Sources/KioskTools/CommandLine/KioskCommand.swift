@@ -90,6 +90,8 @@ public struct ReplayOptions: Equatable, Sendable {
     public var scale: Double?
     public var prefsPath: String?
     public var reduceMotion = false
+    /// `--frames`: one JSON line per rendered frame.
+    public var frames = false
     public init(tracePath: String) { self.tracePath = tracePath }
 }
 

@@ -3,16 +3,8 @@ import KioskEngine
 import KioskSupport
 
 /// A size in pixels written `WxH` (e.g. `1024x600`), both sides in 1…16384.
-public struct PixelSize: Equatable, Hashable, Sendable, CustomStringConvertible {
+extension PixelSize {
     public static let maxDimension = 16384
-
-    public var width: Int
-    public var height: Int
-
-    public init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
-    }
 
     /// Parses `WxH` (an `x` or `X` between two decimal integers, nothing else); nil when the
     /// text is malformed or a side is outside 1…16384.
@@ -28,8 +20,6 @@ public struct PixelSize: Equatable, Hashable, Sendable, CustomStringConvertible 
 
     /// What a valid size looks like, for error messages.
     public static let expectation = "a size WxH with both sides whole numbers in 1…16384 (e.g. 1024x600)"
-
-    public var description: String { "\(width)x\(height)" }
 }
 
 /// A colour as the config file writes it: `[r, g, b]` or `[r, g, b, a]`, each 0–255 (sRGB,

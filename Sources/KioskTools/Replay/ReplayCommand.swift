@@ -9,7 +9,7 @@ public enum ReplayCommand {
         let events = try TraceReader.read(path: o.tracePath)
         let (store, initialDark) = PreferencesStore.open(path: o.prefsPath)
         let runner = ReplayRunner(size: o.size ?? PixelSize(width: 1280, height: 800), scale: o.scale ?? 1,
-                                  reduceMotion: o.reduceMotion)
+                                  reduceMotion: o.reduceMotion, frameLines: o.frames)
         _ = runner.run(events, initialDark: initialDark, onCommit: { store?.saveReporting(isDarkMode: $0) }, emit: output)
     }
 }

@@ -3,14 +3,21 @@ import Raster
 import KioskEngine
 import KioskSupport
 
-/// `darkmode-kiosk replay`: runs an input trace through the real app on a virtual clock, as
-/// fast as it can. Between events the clock advances in 60 Hz frames (each frame updates and
-/// renders the page exactly as the kiosk would); after the last event it runs on until the
-/// toggle and the page cross-fade have settled, so the final progress is the resting value.
+/// `darkmode-kiosk replay`: runs an input trace through the real app on the virtual clock
+/// (`VirtualClockDriver`), as fast as it can. Between events the clock advances in 60 Hz
+/// frames (each frame updates and renders the page exactly as the kiosk would); after the last
+/// event it runs on until the toggle and the page cross-fade have settled, so the final
+/// progress is the resting value.
 ///
-/// Output (JSON lines, via `emit`): a layout line, one line per commit, a final line.
+/// Idle stretches are skipped (`skipIdleFrames`, on by default): while the app is settled only
+/// the ambient loops would change pixels, so replay jumps to the next event's frame. A replay
+/// therefore costs what happens (events and animated frames), not how long the trace is; the
+/// outcome and every frame it does render are the same as without skipping.
+///
+/// Output (JSON lines, via `emit`): a layout line, with `frames` one line per rendered frame,
+/// one line per commit (after the frames before it), a final line.
 public struct ReplayRunner {
-    public static let frameInterval = 1.0 / 60
+    public static let frameInterval = VirtualClockDriver.frameInterval
     /// Longest settle after the last event (virtual seconds) before giving up.
     public static let settleLimit = 30.0
 
@@ -20,13 +27,20 @@ public struct ReplayRunner {
     /// Render each frame into the page (the real per-frame path). Off only for pure engine
     /// tests that need speed.
     public var renderFrames: Bool
+    /// Skip frames while nothing but the ambient loops moves.
+    public var skipIdleFrames: Bool
+    /// Emit one line per rendered frame (`replay --frames`).
+    public var frameLines: Bool
 
     public init(size: PixelSize = PixelSize(width: 1280, height: 800), scale: Double = 1,
-                reduceMotion: Bool = false, renderFrames: Bool = true) {
+                reduceMotion: Bool = false, renderFrames: Bool = true, skipIdleFrames: Bool = true,
+                frameLines: Bool = false) {
         self.size = size
         self.scale = scale
         self.reduceMotion = reduceMotion
         self.renderFrames = renderFrames
+        self.skipIdleFrames = skipIdleFrames
+        self.frameLines = frameLines
     }
 
     /// The outcome of a replay.
@@ -34,6 +48,7 @@ public struct ReplayRunner {
         public var isDarkMode: Bool
         public var commits: [(t: Double, value: Bool)]
         public var progress: Double
+        /// Frames stepped through (rendered unless `renderFrames` is off).
         public var frames: Int
 
         public static func == (a: Result, b: Result) -> Bool {
@@ -43,61 +58,36 @@ public struct ReplayRunner {
     }
 
     /// Replays `events` starting in `initialDark`; `onCommit` is called at each commit (to write
-    /// preferences), `emit` with each output line.
+    /// preferences), `emit` with each output line, `observe` after each frame.
     public func run(_ events: [TraceEvent], initialDark: Bool, onCommit: (Bool) -> Void = { _ in },
                     emit: (String) -> Void = { _ in }, observe: ((KioskApp, Double) -> Void)? = nil) -> Result {
-        var commits: [(t: Double, value: Bool)] = []
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
                                                  reduceMotion: reduceMotion),
                            isDarkMode: initialDark)
-        var now = events.first.map { min(0, $0.time) } ?? 0
+        let driver = VirtualClockDriver(app: app, input: TraceScript(events), origin: events.first.map { min(0, $0.time) } ?? 0,
+                                        renders: renderFrames)
         emit(Self.layoutLine(app))
-        var frames = 0
-        func frame(at t: Double) {
-            if renderFrames { _ = app.renderFrame(at: t) }
-            observe?(app, t)
-            frames += 1
-        }
-        var nextFrame = now
-        for event in events {
-            // Frames due before this event.
-            while nextFrame < event.time {
-                now = nextFrame
-                frame(at: now)
-                nextFrame += Self.frameInterval
+        return withoutActuallyEscaping(onCommit) { onCommit in
+            withoutActuallyEscaping(emit) { emit in
+                var commits: [(t: Double, value: Bool)] = []
+                driver.onEvent = { d in
+                    guard let value = d.commit else { return }
+                    commits.append((d.event.time, value))
+                    onCommit(value)
+                    emit(Self.commitLine(t: d.event.time, value: value))
+                }
+                let celestial = frameLines ? ToggleRenderer(width: app.layout.metrics.width, scale: app.layout.scale) : nil
+                driver.onFrame = { f in
+                    if let celestial { emit(Self.frameLine(f, app: app, renderer: celestial)) }
+                    observe?(app, f.time)
+                }
+                let end = driver.runToEnd(skippingIdle: skipIdleFrames, settleLimit: Self.settleLimit)
+                driver.onEvent = nil
+                driver.onFrame = nil
+                let progress = app.visualState(at: end).appearance
+                emit(Self.finalLine(app, progress: progress))
+                return Result(isDarkMode: app.isDarkMode, commits: commits, progress: progress, frames: driver.framesStepped)
             }
-            now = event.time
-            if let value = deliver(event, to: app) {
-                commits.append((now, value))
-                onCommit(value)
-                emit(Self.commitLine(t: now, value: value))
-            }
-        }
-        // Run on until everything has settled (ambient loops aside).
-        let deadline = now + Self.settleLimit
-        repeat {
-            now = max(now, nextFrame)
-            frame(at: now)
-            nextFrame = now + Self.frameInterval
-        } while !app.isSettled(at: now) && now < deadline
-        let progress = app.visualState(at: now).appearance
-        emit(Self.finalLine(app, progress: progress))
-        return Result(isDarkMode: app.isDarkMode, commits: commits, progress: progress, frames: frames)
-    }
-
-    /// Converts a trace event into the app's input (window pixels or toggle points → page points,
-    /// key names → toggle actions); returns the commit it caused, if any.
-    func deliver(_ event: TraceEvent, to app: KioskApp) -> Bool? {
-        switch event {
-        case .key(let name, let t):
-            return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t))
-        case .pointer(let id, let phase, let x, let y, let device, let space, let t):
-            let location: Point
-            switch space {
-            case .window: location = Point(x / scale, y / scale)
-            case .toggle: location = Point(app.toggleFrame.minX + x, app.toggleFrame.minY + y)
-            }
-            return app.handle(PointerEvent(id: id, phase: phase, location: location, timestamp: t, device: device))
         }
     }
 
@@ -118,6 +108,22 @@ public struct ReplayRunner {
         var root = JSONObject()
         root["layout"] = .object(layout)
         return JSONWriter.compact(.object(root))
+    }
+
+    /// `replay --frames`: what one rendered frame shows — its 60 Hz index and time, the toggle's
+    /// position and appearance progress, the device x of the sun's (appearance < 0.5) or moon's
+    /// left edge where the renderer draws it, and how many pixels the frame redrew.
+    static func frameLine(_ frame: VirtualClockDriver.Frame, app: KioskApp, renderer: ToggleRenderer) -> String {
+        let s = app.visualState(at: frame.time)
+        var o = JSONObject()
+        o["frame"] = number(Double(frame.index))
+        o["t"] = number(tidy(frame.time))
+        o["position"] = number(tidy(s.position))
+        o["appearance"] = number(tidy(s.appearance))
+        o["celestialX"] = number(tidy(renderer.celestialLeftEdge(origin: app.layout.toggleOrigin, position: s.position,
+                                                                 appearance: s.appearance)))
+        o["dirtyPixels"] = number(Double(frame.dirty.reduce(0) { $0 + $1.area }))
+        return JSONWriter.compact(.object(o))
     }
 
     static func commitLine(t: Double, value: Bool) -> String {

@@ -19,7 +19,7 @@ import KioskSupport
 /// and the last tenth — in buffers filled before the warm-up ends, so the measurement itself
 /// does not grow memory.
 public struct SoakRunner {
-    public static let frameInterval = 1.0 / 60
+    public static let frameInterval = VirtualClockDriver.frameInterval
 
     public var size: PixelSize
     public var scale: Double
@@ -51,36 +51,33 @@ public struct SoakRunner {
     public func run(progress: ((Int, Int) -> Void)? = nil) -> SoakReport {
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale),
                            isDarkMode: false)
-        let replay = ReplayRunner(size: size, scale: scale)
-        var input = RandomInteraction(seed: seed, toggle: app.layout.togglePixelFrame,
+        let input = RandomInteraction(seed: seed, toggle: app.layout.togglePixelFrame,
                                       pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: maxIdle)
+        let driver = VirtualClockDriver(app: app, input: input)
         let total = frameCount, warm = warmUpFrames, window = windowFrames
         let firstStart = warm, lastStart = total - window
         var firstCPU = [Double](repeating: 0, count: window), lastCPU = [Double](repeating: 0, count: window)
         var firstWall = [Double](repeating: 0, count: window), lastWall = [Double](repeating: 0, count: window)
         var report = SoakReport(frames: total, simulatedSeconds: Double(total) * Self.frameInterval, seed: seed,
                                 width: size.width, height: size.height)
+        driver.onEvent = { d in
+            report.events += 1
+            // The engine's count catches a second commit the return value could not carry.
+            if d.engineCommits > 1 { report.multipleCommitsPerEvent += 1 }
+            if let last = d.commit {
+                if last == (report.lastCommit ?? false) { report.nonAlternatingCommits += 1 }
+                report.lastCommit = last
+                report.commits += 1
+            }
+        }
         let bounds = app.frame.bounds
         let wallStart = Clock.monotonic()
         for i in 0..<total {
-            let t = Double(i) * Self.frameInterval
             let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
-            while input.peekTime() <= t {
-                let event = input.next()
-                let commitsBefore = app.commitCount
-                let commit = replay.deliver(event, to: app)
-                report.events += 1
-                // The engine's count catches a second commit the return value could not carry.
-                if app.commitCount - commitsBefore > 1 { report.multipleCommitsPerEvent += 1 }
-                if let last = commit {
-                    if last == (report.lastCommit ?? false) { report.nonAlternatingCommits += 1 }
-                    report.lastCommit = last
-                    report.commits += 1
-                }
-            }
-            let dirty = app.renderFrame(at: t)
+            let frame = driver.step()
             let c1 = Clock.threadCPU(), w1 = Clock.monotonic()
-            let state = app.visualState(at: t)
+            let dirty = frame.dirty
+            let state = app.visualState(at: frame.time)
             if !(0...1).contains(state.appearance) || !state.position.isFinite { report.badVisualStates += 1 }
             report.maxPositionOvershoot = max(report.maxPositionOvershoot, -state.position, state.position - 1)
             if dirty.contains(where: { !bounds.contains($0) }) { report.dirtyOutsidePage += 1 }
@@ -104,17 +101,16 @@ public struct SoakRunner {
             }
             if let progress, i % 3600 == 0 { progress(i, total) }
         }
+        driver.onEvent = nil
         report.wallSeconds = Clock.monotonic() - wallStart
         report.isDarkMode = app.isDarkMode
         report.engineCommitCount = app.commitCount
-        report.firstCPUMedianMs = Self.median(firstCPU)
-        report.lastCPUMedianMs = Self.median(lastCPU)
-        report.firstWallMedianMs = Self.median(firstWall)
-        report.lastWallMedianMs = Self.median(lastWall)
+        report.firstCPUMedianMs = median(firstCPU) ?? 0
+        report.lastCPUMedianMs = median(lastCPU) ?? 0
+        report.firstWallMedianMs = median(firstWall) ?? 0
+        report.lastWallMedianMs = median(lastWall) ?? 0
         return report
     }
-
-    static func median(_ values: [Double]) -> Double { KioskSupport.median(values) ?? 0 }
 }
 
 /// What a soak run measured and found.
