@@ -48,7 +48,9 @@ let package = Package(
         .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL"]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
-        .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),
+        // The pre-optimisation kernels as test oracles: test-only, no code shared with Raster.
+        .target(name: "RasterReference", path: "Tests/RasterReference"),
+        .testTarget(name: "RasterTests", dependencies: ["Raster", "RasterReference"], resources: [.copy("Goldens")]),
         .testTarget(name: "TextTests", dependencies: ["Text", "Raster", "CFreeType"]),
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),

@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskTools
+import KioskEngine
 @testable import KioskSupport
 
 /// `darkmode-kiosk soak --minutes N` is a subcommand like the others.

@@ -1,9 +1,11 @@
 import Foundation
 import Testing
 @testable import Raster
+import RasterReference
 
-/// The optimised kernels against the scalar pre-optimisation versions (ReferenceKernels.swift):
-/// identical bytes (and identical float bits for the blur) on random inputs.
+/// The optimised kernels against the scalar pre-optimisation versions (the test-only
+/// `RasterReference` target, which shares no code with Raster): identical bytes (and
+/// identical float bits for the blur) on random inputs.
 @Suite struct KernelEquivalenceTests {
     /// A coverage row made of runs: zeros, full 255s and random partial values, with run
     /// lengths that straddle the 8-byte words the span kernels read.
@@ -107,7 +109,14 @@ import Testing
             let clip = IntRect(x: Int(rng.next() % 20), y: Int(rng.next() % 20), width: 180 + Int(rng.next() % 60),
                                height: 120 + Int(rng.next() % 40))
             let a = Self.spans { optimised.fill(path, transform: transform, rule: rule, clip: clip, span: $0) }
-            let b = Self.spans { reference.fill(path, transform: transform, rule: rule, clip: clip, span: $0) }
+            // The reference scan-converts the same flattened edges (it has no paths of its own).
+            var edges: [Edge] = []
+            Flattener.edges(of: path, transform: transform, tolerance: Flattener.defaultTolerance, into: &edges)
+            let b = Self.spans {
+                reference.fill(edges: edges.map { ReferenceEdge($0.x0, $0.y0, $0.x1, $0.y1) },
+                               rule: rule == .nonZero ? .nonZero : .evenOdd,
+                               clip: ReferenceRect(x: clip.x, y: clip.y, width: clip.width, height: clip.height), span: $0)
+            }
             #expect(a == b, "round \(round)")
         }
     }

@@ -1,40 +1,58 @@
-import Foundation
-@testable import Raster
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The kernels as they were before the performance work (scalar, pixel by pixel), kept as oracles:
-// the optimised kernels must produce the very same bytes (KernelEquivalenceTests).
+// the optimised kernels must produce the very same bytes (RasterTests/KernelEquivalenceTests).
+//
+// This target is test-only and shares no code with production: it does not import Raster at
+// all. It has its own minimal value types; the tests convert Raster's values into them.
+
+/// A line segment in device pixels, from (x0, y0) to (x1, y1).
+public struct ReferenceEdge: Equatable, Sendable {
+    public var x0, y0, x1, y1: Double
+    public init(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) {
+        self.x0 = x0; self.y0 = y0; self.x1 = x1; self.y1 = y1
+    }
+}
+
+/// Which winding counts as inside.
+public enum ReferenceFillRule: Sendable {
+    case nonZero, evenOdd
+}
+
+/// A rectangle of whole device pixels.
+public struct ReferenceRect: Equatable, Sendable {
+    public var x, y, width, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+}
 
 /// Pre-optimisation scan converter (prefix sum folded pixel by pixel).
-final class ReferenceRasterizer {
+public final class ReferenceRasterizer {
     private var accumulation: [Float] = []
     private var rowMin: [Int32] = []
     private var rowMax: [Int32] = []
     private var coverage: [UInt8] = []
-    private var edges: [Edge] = []
+    private var edges: [ReferenceEdge] = []
     // Current bounding box in device pixels.
     private var bx = 0, by = 0, bw = 0, bh = 0
 
-    init() {}
+    public init() {}
 
-    /// Rasterizes `path` (mapped through `transform`) clipped to `clip`, calling `span` once per
-    /// row that has any coverage, with the row's y, the first x and the 8-bit coverage of
+    /// Rasterizes already flattened edges (device pixels) clipped to `clip`, calling `span` once
+    /// per row that has any coverage, with the row's y, the first x and the 8-bit coverage of
     /// `count` pixels from there. Coverage bytes are rounded (0 … 255).
-    func fill(_ path: Path, transform: Transform = .identity, rule: FillRule = .nonZero,
-                     clip: IntRect, tolerance: Double = Flattener.defaultTolerance,
-                     span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
-        edges.removeAll(keepingCapacity: true)
-        Flattener.edges(of: path, transform: transform, tolerance: tolerance, into: &edges)
-        fillEdges(rule: rule, clip: clip, span: span)
-    }
-
-    /// As `fill`, for edges that are already flattened (device pixels).
-    func fill(edges input: [Edge], rule: FillRule = .nonZero, clip: IntRect,
+    public func fill(edges input: [ReferenceEdge], rule: ReferenceFillRule = .nonZero, clip: ReferenceRect,
                      span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
         edges = input
         fillEdges(rule: rule, clip: clip, span: span)
     }
 
-    private func fillEdges(rule: FillRule, clip: IntRect,
+    private func fillEdges(rule: ReferenceFillRule, clip: ReferenceRect,
                            span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
         guard !edges.isEmpty else { return }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
@@ -43,9 +61,11 @@ final class ReferenceRasterizer {
             minX = min(minX, min(e.x0, e.x1)); maxX = max(maxX, max(e.x0, e.x1))
             minY = min(minY, min(e.y0, e.y1)); maxY = max(maxY, max(e.y0, e.y1))
         }
-        let box = Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY).roundedOut.intersection(clip)
-        guard !box.isEmpty else { return }
-        bx = box.x; by = box.y; bw = box.width; bh = box.height
+        // The bounding box rounded out to whole pixels, intersected with the clip.
+        let x0 = max(Int(minX.rounded(.down)), clip.x), y0 = max(Int(minY.rounded(.down)), clip.y)
+        let x1 = min(Int(maxX.rounded(.up)), clip.x + clip.width), y1 = min(Int(maxY.rounded(.up)), clip.y + clip.height)
+        guard x1 > x0, y1 > y0 else { return }
+        bx = x0; by = y0; bw = x1 - x0; bh = y1 - y0
         prepareBuffers()
         let left = Double(bx), right = Double(bx + bw), top = Double(by), bottom = Double(by + bh)
         for e in edges {
@@ -67,7 +87,7 @@ final class ReferenceRasterizer {
 
     /// Clips an edge to the box rows, projects the part left of the box onto its left side
     /// (which keeps the winding of everything to the right exact), then accumulates it.
-    private func addEdge(_ e: Edge, left: Double, right: Double, top: Double, bottom: Double) {
+    private func addEdge(_ e: ReferenceEdge, left: Double, right: Double, top: Double, bottom: Double) {
         var x0 = e.x0, y0 = e.y0, x1 = e.x1, y1 = e.y1
         if y0 == y1 { return }
         // Vertical clip to the box.
@@ -149,7 +169,7 @@ final class ReferenceRasterizer {
         }
     }
 
-    private func scan(rule: FillRule, span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
+    private func scan(rule: ReferenceFillRule, span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
         let stride = bw + 2
         accumulation.withUnsafeMutableBufferPointer { accBuf in
             coverage.withUnsafeMutableBufferPointer { covBuf in
@@ -191,7 +211,7 @@ final class ReferenceRasterizer {
     }
 
     @inline(__always)
-    static func fold(_ sum: Float, _ rule: FillRule) -> UInt8 {
+    static func fold(_ sum: Float, _ rule: ReferenceFillRule) -> UInt8 {
         var a = abs(sum)
         switch rule {
         case .nonZero:
@@ -205,9 +225,9 @@ final class ReferenceRasterizer {
 }
 
 /// Pre-optimisation span kernels (per-pixel tests, per-channel loop in overScaled).
-enum ReferenceBlend {
+public enum ReferenceBlend {
     /// Scales all four channels of a packed pixel by k/255 (rounded).
-    static func scale(_ p: UInt32, _ k: UInt32) -> UInt32 {
+    public static func scale(_ p: UInt32, _ k: UInt32) -> UInt32 {
         var rb = (p & 0x00FF_00FF) &* k &+ 0x0080_0080
         rb = ((rb &+ ((rb &>> 8) & 0x00FF_00FF)) &>> 8) & 0x00FF_00FF
         var ag = ((p &>> 8) & 0x00FF_00FF) &* k &+ 0x0080_0080
@@ -216,14 +236,14 @@ enum ReferenceBlend {
     }
 
     /// Premultiplied src-over: `src + dst·(1 − src.a)`.
-    static func over(_ src: UInt32, _ dst: UInt32) -> UInt32 {
+    public static func over(_ src: UInt32, _ dst: UInt32) -> UInt32 {
         let inv = 255 &- (src &>> 24)
         return src &+ scale(dst, inv)
     }
 
     /// `src·k/255 over dst` with a single rounding per channel (exact to half a level), used
     /// where coverage or opacity is partial: scaling first and blending after would round twice.
-    static func overScaled(_ src: UInt32, _ k: UInt32, _ dst: UInt32) -> UInt32 {
+    public static func overScaled(_ src: UInt32, _ k: UInt32, _ dst: UInt32) -> UInt32 {
         let inv = 65025 &- (src &>> 24) &* k          // 255² · (1 − src.a·k/255²)
         var out: UInt32 = 0
         var shift: UInt32 = 0
@@ -237,7 +257,7 @@ enum ReferenceBlend {
     }
 
     /// `dst = color·coverage over dst` for a row; `coverage == nil` means full coverage.
-    static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,
+    public static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,
                                  coverage: UnsafePointer<UInt8>?) {
         let opaque = color &>> 24 == 255
         if let coverage {
@@ -259,7 +279,7 @@ enum ReferenceBlend {
     }
 
     /// `dst = src·coverage over dst` with a per-pixel source row.
-    static func sourceSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, source: UnsafePointer<UInt32>,
+    public static func sourceSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, source: UnsafePointer<UInt32>,
                                   coverage: UnsafePointer<UInt8>?) {
         if let coverage {
             for i in 0..<count {
@@ -275,7 +295,7 @@ enum ReferenceBlend {
     /// Composites a layer row onto a destination row: `dst = src·opacity·mask over dst`
     /// (opacity 0…255; mask optional). A partial factor scales the source (rounded), then
     /// blends: layers take one rounding more than coverage spans, for speed.
-    static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+    public static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                  opacity: UInt32, mask: UnsafePointer<UInt8>?) {
         if let mask {
             for i in 0..<count {
@@ -300,8 +320,14 @@ enum ReferenceBlend {
         }
     }
 
+    /// x / 255, rounded, for x ≤ 255·255.
+    static func div255(_ x: UInt32) -> UInt32 {
+        let t = x &+ 128
+        return (t &+ (t &>> 8)) &>> 8
+    }
+
     /// Multiplies a row in place by a mask (destination-in): `dst = dst·mask`.
-    static func maskSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, mask: UnsafePointer<UInt8>) {
+    public static func maskSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, mask: UnsafePointer<UInt8>) {
         for i in 0..<count {
             let m = UInt32(mask[i])
             if m == 255 { continue }
@@ -311,13 +337,13 @@ enum ReferenceBlend {
 }
 
 /// Pre-optimisation Gaussian blur (per-pixel bilinear reconstruction with bounds tests).
-enum ReferenceBlur {
+public enum ReferenceBlur {
     static let downsampleSigma = 4.0
     static let kernelReach = 3.5
 
     /// Blurs `plane` (row-major, `width × height`) in place; values outside are taken as zero.
     /// `scratch` is reused between calls.
-    static func blur(_ plane: UnsafeMutablePointer<Float>, width: Int, height: Int, sigma: Double,
+    public static func blur(_ plane: UnsafeMutablePointer<Float>, width: Int, height: Int, sigma: Double,
                             scratch: inout [Float]) {
         guard sigma > 0, width > 0, height > 0 else { return }
         let f = max(1, Int(sigma / downsampleSigma))
@@ -344,14 +370,14 @@ enum ReferenceBlur {
     }
 
     /// How far (pixels) a blur of this sigma spreads: leave this much margin around content.
-    static func extent(sigma: Double) -> Int {
+    public static func extent(sigma: Double) -> Int {
         guard sigma > 0 else { return 0 }
         let f = max(1, Int(sigma / downsampleSigma))
         return Int((kernelReach * sigma).rounded(.up)) + 2 * f
     }
 
     /// Normalised sampled Gaussian, radius ⌈3.5σ⌉.
-    static func gaussianKernel(_ sigma: Double) -> [Float] {
+    public static func gaussianKernel(_ sigma: Double) -> [Float] {
         let r = max(1, Int((kernelReach * sigma).rounded(.up)))
         let k = (-r...r).map { i in exp(-Double(i * i) / (2 * sigma * sigma)) }
         let s = k.reduce(0, +)
