@@ -26,3 +26,10 @@ public func percentile(sorted values: [Double], _ p: Double) -> Double? {
     guard !values.isEmpty else { return nil }
     return values[min(values.count - 1, max(0, Int((Double(values.count - 1) * p).rounded())))]
 }
+
+/// `x` rounded to `places` decimals, for stable machine-readable output (JSON reports).
+public func rounded(_ x: Double, places: Int) -> Double {
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    return (x * scale).rounded() / scale
+}

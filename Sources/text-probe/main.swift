@@ -19,7 +19,13 @@ func statusKB(_ key: String) -> Int {
     return -1
 }
 
-func mb(_ kb: Int) -> String { String(format: "%.1f MB", Double(kb) / 1024) }
+func mb(_ kb: Int) -> String { fixed(Double(kb) / 1024, 1) + " MB" }
+
+/// `s` padded with spaces to `width` characters: on the right (`left` aligned) or on the left.
+func padded(_ s: String, _ width: Int, left: Bool = true) -> String {
+    let fill = String(repeating: " ", count: max(0, width - s.count))
+    return left ? s + fill : fill + s
+}
 
 /// VmRSS / VmHWM and the anonymous vs file-backed split of the resident set.
 func memory() -> String {
@@ -30,10 +36,7 @@ func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
 }
 
-func percentile(_ xs: [Double], _ p: Double) -> Double {
-    let s = xs.sorted()
-    return s[min(s.count - 1, Int((Double(s.count - 1) * p).rounded()))]
-}
+func percentile(_ xs: [Double], _ p: Double) -> Double { KioskSupport.percentile(sorted: xs.sorted(), p) ?? .nan }
 
 /// Labels with their point sizes (headline 17 pt, callout 16 pt).
 func labels(_ t: StringTable) -> [(String, Double)] {
@@ -87,9 +90,10 @@ func sample(_ args: [String]) throws {
             renderer.draw(line, on: canvas, baselineOrigin: Point(pad, base), color: Color(r: 0, g: 0, b: 0, a: 0.68))
             renderer.draw(line, on: canvas, baselineOrigin: Point(Double(half) + pad, base),
                           color: Color(r: 1, g: 1, b: 1, a: 0.82))
-            print(String(format: "%@ %-20@ %5.1f px  width %6.2f  ascent %5.2f  descent %5.2f  runs: %@", lang.tag,
-                         "\"\(text)\"", pt * scale, line.width, line.ascent, line.descent,
-                         line.runs.map { "\($0.family)/\($0.script)" }.joined(separator: ", ")))
+            print(lang.tag + " " + padded("\"\(text)\"", 20) + " " + padded(fixed(pt * scale, 1), 5, left: false) + " px  width "
+                  + padded(fixed(line.width, 2), 6, left: false) + "  ascent " + padded(fixed(line.ascent, 2), 5, left: false)
+                  + "  descent " + padded(fixed(line.descent, 2), 5, left: false) + "  runs: "
+                  + line.runs.map { "\($0.family)/\($0.script)" }.joined(separator: ", "))
             y += rowH
         }
     }
@@ -123,9 +127,9 @@ func measure(_ args: [String]) throws {
     }
     let tFirstShape = clock.now - t0
     let hwm2 = statusKB("VmHWM")
-    print("fonts: FontLibrary() (FreeType + fontconfig config and cache) \(String(format: "%.1f", seconds(tInit) * 1000)) ms, "
-          + "two font sets \(String(format: "%.1f", seconds(tSets) * 1000)) ms, first shaping of 8 labels "
-          + "(loads faces) \(String(format: "%.1f", seconds(tFirstShape) * 1000)) ms")
+    print("fonts: FontLibrary() (FreeType + fontconfig config and cache) \(fixed(seconds(tInit) * 1000, 1)) ms, "
+          + "two font sets \(fixed(seconds(tSets) * 1000, 1)) ms, first shaping of 8 labels "
+          + "(loads faces) \(fixed(seconds(tFirstShape) * 1000, 1)) ms")
     for (lang, fonts) in zip(Language.allCases, sets) {
         print("  \(lang.tag): faces loaded \(fonts.faces.map { "\($0.family) \($0.style)" }), fallback candidates \(fonts.candidateCount)")
     }
@@ -140,8 +144,9 @@ func measure(_ args: [String]) throws {
                 ts.append(seconds(clock.now - s))
                 precondition(!l.glyphs.isEmpty)
             }
-            print(String(format: "shape %-8@ %-22@ median %6.1f µs  p99 %6.1f µs", lang.tag, "\"\(text)\"",
-                         percentile(ts, 0.5) * 1e6, percentile(ts, 0.99) * 1e6))
+            print("shape " + padded(lang.tag, 8) + " " + padded("\"\(text)\"", 22) + " median "
+                  + padded(fixed(percentile(ts, 0.5) * 1e6, 1), 6, left: false) + " µs  p99 "
+                  + padded(fixed(percentile(ts, 0.99) * 1e6, 1), 6, left: false) + " µs")
         }
     }
 
@@ -165,9 +170,9 @@ func measure(_ args: [String]) throws {
             ts.append(seconds(clock.now - s))
         }
         let r = mine[0].1
-        print(String(format: "draw %@: 4 labels at %.0fx: first (rasterize + cache) %.1f µs; per frame median %.1f µs, p99 %.1f µs; cache %d glyphs, %d bytes",
-                     lang.tag, scale, cold * 1e6, percentile(ts, 0.5) * 1e6, percentile(ts, 0.99) * 1e6,
-                     r.cachedGlyphCount, r.cachedBytes))
+        print("draw \(lang.tag): 4 labels at \(fixed(scale, 0))x: first (rasterize + cache) \(fixed(cold * 1e6, 1)) µs; "
+              + "per frame median \(fixed(percentile(ts, 0.5) * 1e6, 1)) µs, p99 \(fixed(percentile(ts, 0.99) * 1e6, 1)) µs; "
+              + "cache \(r.cachedGlyphCount) glyphs, \(r.cachedBytes) bytes")
     }
     print("after drawing (a 1920×1080 frame is 7.9 MB): \(memory())")
     print("added by fonts (VmHWM after shaping − VmHWM at start): \(mb(hwm2 - hwm0))")

@@ -132,7 +132,7 @@ public struct BenchRunner {
     /// The `--json` document.
     public static func json(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
                             peakRSSMB: Double) -> String {
-        func n(_ d: Double) -> JSONValue { .number(JSONNumber((d * 1000).rounded() / 1000) ?? JSONNumber(0)!) }
+        func n(_ d: Double) -> JSONValue { .number(JSONNumber(rounded(d, places: 3)) ?? JSONNumber(0)!) }
         var root = JSONObject()
         root["size"] = .array([n(Double(size.width)), n(Double(size.height))])
         root["scale"] = n(scale)

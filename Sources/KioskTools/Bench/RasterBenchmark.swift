@@ -70,7 +70,7 @@ public enum RasterBenchmark {
             }
         }
         return kernels.enumerated().map { i, k in
-            Row(name: k.name, nsPerPixel: median(samples[i]), pixelsPerIteration: k.pixels, targetNsPerPixel: k.target)
+            Row(name: k.name, nsPerPixel: median(samples[i]) ?? .nan, pixelsPerIteration: k.pixels, targetNsPerPixel: k.target)
         }
     }
 
@@ -251,8 +251,6 @@ public enum RasterBenchmark {
         let c = d.components
         return Double(c.seconds) * 1e9 + Double(c.attoseconds) * 1e-9
     }
-
-    static func median(_ xs: [Double]) -> Double { KioskSupport.median(xs) ?? .nan }
 
     /// `x` with exactly `digits` decimals (no exponent notation).
     static func format(_ x: Double, digits: Int) -> String {

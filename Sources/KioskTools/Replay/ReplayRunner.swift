@@ -94,7 +94,7 @@ public struct ReplayRunner {
     static func number(_ d: Double) -> JSONValue { .number(JSONNumber(d) ?? JSONNumber(0)!) }
 
     /// Rounds to microseconds / millionths for stable output.
-    static func tidy(_ d: Double) -> Double { (d * 1e6).rounded() / 1e6 }
+    static func tidy(_ d: Double) -> Double { rounded(d, places: 6) }
 
     static func layoutLine(_ app: KioskApp) -> String {
         let f = app.layout.togglePixelFrame

@@ -182,7 +182,7 @@ public struct SoakReport: Equatable, Sendable {
 
     /// The report as one compact JSON line.
     public var jsonLine: String {
-        func n(_ d: Double) -> JSONValue { .number(JSONNumber((d * 1e6).rounded() / 1e6) ?? JSONNumber(0)!) }
+        func n(_ d: Double) -> JSONValue { .number(JSONNumber(rounded(d, places: 6)) ?? JSONNumber(0)!) }
         func i(_ v: Int) -> JSONValue { n(Double(v)) }
         var o = JSONObject()
         o["frames"] = i(frames); o["simulated_seconds"] = n(simulatedSeconds); o["seed"] = .string(String(seed))
