@@ -14,8 +14,10 @@ import Testing
     static func replayLines(_ events: [TraceEvent], size: PixelSize = PixelSize(width: 400, height: 300), scale: Double = 1,
                             skip: Bool = true, reduceMotion: Bool = false) -> (lines: [String], result: ReplayRunner.Result) {
         var lines: [String] = []
-        let result = ReplayRunner(size: size, scale: scale, reduceMotion: reduceMotion, skipIdleFrames: skip, frameLines: true)
-            .run(events, initialDark: false, emit: { lines.append($0) })
+        var runner = ReplayRunner(size: size, scale: scale, reduceMotion: reduceMotion)
+        runner.skipIdleFrames = skip
+        runner.frameLines = true
+        let result = runner.run(events, initialDark: false, emit: { lines.append($0) })
         return (lines, result)
     }
 
@@ -38,8 +40,9 @@ import Testing
         #expect(abs(day.frames - early.frames) <= 1, "\(day.frames) vs \(early.frames)")
         #expect(day.frames < 120, "\(day.frames) frames rendered for one key press")
         // Without skipping, the same trace steps through every 60 Hz frame of the wait.
-        let full = ReplayRunner(size: PixelSize(width: 400, height: 300), renderFrames: false, skipIdleFrames: false)
-            .run(Self.key(at: 600), initialDark: false)
+        var everyFrame = ReplayRunner(size: PixelSize(width: 400, height: 300), renderFrames: false)
+        everyFrame.skipIdleFrames = false
+        let full = everyFrame.run(Self.key(at: 600), initialDark: false)
         #expect(full.frames > 36_000)
         #expect(full.commits.map(\.value) == [true] && full.progress == 1)
     }

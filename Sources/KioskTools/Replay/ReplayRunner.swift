@@ -28,19 +28,16 @@ public struct ReplayRunner {
     /// tests that need speed.
     public var renderFrames: Bool
     /// Skip frames while nothing but the ambient loops moves.
-    public var skipIdleFrames: Bool
+    public var skipIdleFrames = true
     /// Emit one line per rendered frame (`replay --frames`).
-    public var frameLines: Bool
+    public var frameLines = false
 
     public init(size: PixelSize = PixelSize(width: 1280, height: 800), scale: Double = 1,
-                reduceMotion: Bool = false, renderFrames: Bool = true, skipIdleFrames: Bool = true,
-                frameLines: Bool = false) {
+                reduceMotion: Bool = false, renderFrames: Bool = true) {
         self.size = size
         self.scale = scale
         self.reduceMotion = reduceMotion
         self.renderFrames = renderFrames
-        self.skipIdleFrames = skipIdleFrames
-        self.frameLines = frameLines
     }
 
     /// The outcome of a replay.
