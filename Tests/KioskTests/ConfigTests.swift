@@ -112,7 +112,7 @@ import Raster
         (#"{"display": {"size": "abc"}}"#, "display.size", #"found "abc""#),
         (#"{"display": {"size": "20000x10"}}"#, "display.size", "20000x10"),
         (#"{"display": {"size": 1024}}"#, "display.size", "found a number"),
-        (#"{"toggle": {"width": 0}}"#, "toggle.width: expected a width in points in 20…4096, found 0", ""),
+        (#"{"toggle": {"width": 0}}"#, "toggle.width: expected a width in points in 60…1024, found 0", ""),
         (#"{"toggle": []}"#, "toggle: expected an object, found an array", ""),
         (#"{"theme": {"light": {"page": [1, 2]}}}"#, "theme.light.page", "array of 2 items"),
         (#"{"theme": {"light": {"page": [256, 0, 0]}}}"#, "theme.light.page[0]: expected a number in 0…255, found 256", ""),

@@ -133,9 +133,9 @@ public enum BenchCommand {
         output(BenchRunner.table(results, size: size, scale: scale, peakRSSMB: rss))
         if let path = o.jsonPath {
             do {
-                try AtomicFileWriter().write(Array((BenchRunner.json(results, size: size, scale: scale, peakRSSMB: rss) + "\n").utf8), to: path)
+                try OutputFile.write(Array((BenchRunner.json(results, size: size, scale: scale, peakRSSMB: rss) + "\n").utf8), to: path)
             } catch {
-                throw .runtime("bench: cannot write \(path): \(error)")
+                throw .runtime("bench --json: \(error)")
             }
         }
     }
