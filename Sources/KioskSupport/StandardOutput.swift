@@ -45,7 +45,8 @@ public enum ProcessSetup {
     ///   (`StandardOutput`), instead of killing the process silently.
     /// - Makes SIGQUIT a clean quit like SIGTERM (instead of the Swift runtime's crash report):
     ///   the handler raises SIGTERM, which the SDL host turns into SDL_QUIT like any SIGTERM
-    ///   and which ends the other commands as SIGTERM does.
+    ///   and which ends the other commands as SIGTERM does. SIGTERM is reset to its default
+    ///   and SIGTERM, SIGQUIT and SIGINT are unblocked, whatever the parent handed down.
     public static func start() {
         for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             let null = open("/dev/null", O_RDWR)
@@ -55,6 +56,13 @@ public enum ProcessSetup {
             }
         }
         signal(SIGPIPE, SIG_IGN)
+        // A parent may hand down SIGTERM ignored or quit signals blocked (a spawning thread's
+        // mask is inherited): a kiosk must always stop on SIGTERM/SIGQUIT.
+        signal(SIGTERM, SIG_DFL)
         signal(SIGQUIT) { _ in _ = kill(getpid(), SIGTERM) }
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for s in [SIGTERM, SIGQUIT, SIGINT] { sigaddset(&unblock, s) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 }

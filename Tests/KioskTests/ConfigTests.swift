@@ -69,14 +69,14 @@ import Raster
     }
 
     @Test func partialFileOverridesOnlyItsKeys() throws {
-        let c = try decode(#"{"display": {"rotate": 90, "size": "1024x600", "scale": 1.5}, "theme": {"dark": {"page": [10, 20, 30, 128]}}}"#)
+        let c = try decode(#"{"display": {"rotate": 90, "size": "1024x600", "scale": 1.5}, "theme": {"dark": {"page": [10, 20, 30, 255]}}}"#)
         var expected = KioskConfig.defaults
         expected.display.rotate = .clockwise90
         expected.display.size = PixelSize(width: 1024, height: 600)
         expected.display.scale = 1.5
-        expected.theme.dark.page = ConfigColor(r: 10, g: 20, b: 30, a: 128)
+        expected.theme.dark.page = ConfigColor(r: 10, g: 20, b: 30, a: 255)
         #expect(c == expected)
-        #expect(c.theme.dark.page.color.a == 128.0 / 255)
+        #expect(c.theme.dark.page.color.a == 1.0)
     }
 
     @Test func nullsMeanAutomatic() throws {

@@ -6,21 +6,26 @@ import Testing
 @testable import KioskTools
 @testable import KioskSupport
 
-/// A pipe the test holds, pre-filled so the child's first stdout write blocks: the replay
-/// saves its first commit, then blocks printing the commit line until the test drains the
-/// pipe. That gives the test a deterministic moment "while the kiosk runs" to act.
+/// A pipe the test holds, pre-filled so that the child's stdout writes block once `room`
+/// bytes are written: with `room` = the length of the replay's first (layout) line, the replay
+/// prints that line, saves its first commit, then blocks printing the commit line until the
+/// test drains the pipe. That gives the test a deterministic moment "while the kiosk runs".
+/// (Linux pipes hold 16 pages; a write of at most PIPE_BUF bytes is atomic, so it waits
+/// until it fits whole.)
 final class BlockingPipe {
     let readEnd: Int32
     let writeEnd: Int32
 
-    init() {
+    init(room: Int) {
         var fds: [Int32] = [0, 0]
-        precondition(pipe2(&fds, O_CLOEXEC) == 0)
+        precondition(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         (readEnd, writeEnd) = (fds[0], fds[1])
         let flags = fcntl(writeEnd, F_GETFL)
         _ = fcntl(writeEnd, F_SETFL, flags | O_NONBLOCK)
         let chunk = [UInt8](repeating: 0x23, count: 4096)
-        while chunk.withUnsafeBytes({ write(writeEnd, $0.baseAddress, $0.count) }) > 0 {}
+        for _ in 0..<15 { _ = chunk.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count) } }
+        _ = chunk.withUnsafeBytes { write(writeEnd, $0.baseAddress, $0.count - room) }
         _ = fcntl(writeEnd, F_SETFL, flags)
     }
 
@@ -60,6 +65,19 @@ func kioskChild(_ args: [String], in dir: TempFolder, tag: String, stdoutTo: Str
                 environment: [String: String] = [:]) throws -> ChildProcess {
     guard let exe = KioskExecutable.path else { throw ChildProcess.SpawnError(message: KioskExecutable.missingMessage) }
     return try ChildProcess(exe, args, folder: dir.path, tag: tag, environment: environment, stdoutTo: stdoutTo, closed: closed)
+}
+
+/// The length (with its newline) of the first stdout line of the replay of `trace`.
+func layoutLineLength(_ trace: String, in dir: TempFolder) throws -> Int {
+    let o = try runKiosk(["replay", trace], in: dir, tag: "probe")
+    let first = o.stdout.split(separator: "\n").first ?? ""
+    precondition(first.contains("layout"), "unexpected first line: \(first)")
+    return first.utf8.count + 1
+}
+
+/// A pipe on which the replay of `trace` blocks right after its first commit was saved.
+func pipeBlockingAfterFirstCommit(_ trace: String, in dir: TempFolder) throws -> BlockingPipe {
+    BlockingPipe(room: try layoutLineLength(trace, in: dir))
 }
 
 func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk", stdoutTo: String) throws -> ProcessOutcome {
@@ -211,7 +229,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         writeText("precious\n", to: victim)
         #expect(mkdir(dir.file("prefs"), 0o700) == 0)
         let prefs = dir.file("prefs/preferences.json")
-        let pipe = BlockingPipe()
+        let pipe = try pipeBlockingAfterFirstCommit(trace, in: dir)
         let child = try kioskChild(["replay", trace, "--prefs", prefs], in: dir, tag: "planted", stdoutTo: pipe.childPath)
         // The first commit is saved, then the child blocks printing its line.
         #expect(waitUntil { isRegularFile(prefs) })
@@ -240,7 +258,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         writeText(threeTaps, to: trace)
         let prefs = dir.file("preferences.json")
         writeText(#"{"isDarkMode": false, "atStart": 1}"#, to: prefs)
-        let pipe = BlockingPipe()
+        let pipe = try pipeBlockingAfterFirstCommit(trace, in: dir)
         let child = try kioskChild(["replay", trace, "--prefs", prefs], in: dir, tag: "merge", stdoutTo: pipe.childPath)
         #expect(waitUntil { readText(prefs)?.contains("true") == true })
         // Another program rewrites the file: drops a key, adds two.
@@ -262,7 +280,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let trace = dir.file("taps.jsonl")
         writeText(threeTaps, to: trace)
         let prefs = dir.file("preferences.json")
-        let pipe = BlockingPipe()
+        let pipe = try pipeBlockingAfterFirstCommit(trace, in: dir)
         let child = try kioskChild(["replay", trace, "--prefs", prefs], in: dir, tag: "broken", stdoutTo: pipe.childPath)
         #expect(waitUntil { isRegularFile(prefs) })
         writeText("{\"isDarkMode\": tr", to: prefs)
@@ -283,7 +301,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let dir = TempFolder()
         let trace = dir.file("taps.jsonl")
         writeText(threeTaps, to: trace)
-        let pipe = BlockingPipe()
+        let pipe = try pipeBlockingAfterFirstCommit(trace, in: dir)
         // stdin and stderr closed; stdout a full pipe so the child waits while we look at it.
         let child = try kioskChild(["replay", trace, "--prefs", dir.file("p.json")], in: dir, tag: "closed",
                                    stdoutTo: pipe.childPath, closed: [0, 2])
@@ -330,7 +348,8 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
     @Test func closedPipeIsAnErrorNotASilentDeath() throws {
         let dir = TempFolder()
         var fds: [Int32] = [0, 0]
-        #expect(pipe2(&fds, O_CLOEXEC) == 0)
+        #expect(pipe(&fds) == 0)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         close(fds[0])  // nobody will ever read
         defer { close(fds[1]) }
         let o = try runKiosk(["--help"], in: dir, stdoutTo: "/proc/self/fd/\(fds[1])")
@@ -345,7 +364,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let dir = TempFolder()
         let trace = dir.file("taps.jsonl")
         writeText(threeTaps, to: trace)
-        let pipe = BlockingPipe()
+        let pipe = try pipeBlockingAfterFirstCommit(trace, in: dir)
         let child = try kioskChild(["replay", trace, "--prefs", dir.file("p.json")], in: dir, tag: "quit", stdoutTo: pipe.childPath)
         #expect(waitUntil { isRegularFile(dir.file("p.json")) })
         child.kill(SIGQUIT)

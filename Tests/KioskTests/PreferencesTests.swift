@@ -206,7 +206,7 @@ import Testing
         let result = store.load()
         #expect(result.isDarkMode == false)
         #expect(result.diagnostic?.contains("is a symbolic link to") == true)
-        #expect(result.diagnostic?.contains("links are not followed") == true)
+        #expect(result.diagnostic?.contains("which is a regular file (links are not followed") == true)
         #expect(isSymlink(path + ".bad-" + Self.stamp))
         #expect(store.save(isDarkMode: true) == nil)
         #expect(isRegularFile(path))

@@ -182,12 +182,12 @@ public final class PreferencesStore {
             let resolved = FileIO.join(folderPath, destination)
             let what: String
             if let t = FileIO.statInfo(resolved) {
-                what = "a \(FileIO.fileType(t.st_mode))"
+                what = "which is a \(FileIO.fileType(t.st_mode))"
             } else {
                 let e = errno
-                what = e == ENOENT ? "nothing (it does not exist)" : "something that cannot be reached (\(FileIO.errorText(e)))"
+                what = e == ENOENT ? "which does not exist" : "which cannot be reached (\(FileIO.errorText(e)))"
             }
-            return .bad("is a symbolic link to \(resolved), which is \(what); links are not followed, expected a regular file")
+            return .bad("is a symbolic link to \(resolved), \(what) (links are not followed, expected a regular file)")
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .bad("is a \(FileIO.fileType(st.st_mode)), expected a regular file") }
         let fd = openat(dfd, fileName, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
