@@ -101,7 +101,8 @@ public final class PreferencesStore {
         savingDisabledReason = nil
         failureReported = false
         if let tooLong = Self.lengthProblem(path) {
-            return problemResult("cannot be used (\(tooLong))")
+            return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem,
+                                         diagnostic: "preferences file \(Self.shortened(path)) cannot be used (\(tooLong)); starting in light mode")
         }
         let dfd = Glibc.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else {
@@ -144,6 +145,12 @@ public final class PreferencesStore {
     private func problemResult(_ what: String) -> PreferencesLoadResult {
         PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem,
                               diagnostic: "preferences file \(path) \(what); starting in light mode")
+    }
+
+    /// `path` for messages: paths over 160 bytes show their first 80 and last 60 characters.
+    static func shortened(_ path: String) -> String {
+        guard path.utf8.count > 160 else { return path }
+        return "\(path.prefix(80))…\(path.suffix(60))"
     }
 
     /// Why `path` is too long for the file system, or nil.
@@ -250,7 +257,7 @@ public final class PreferencesStore {
         for m in values.members { ownValues[m.key] = m.value }
         if let reason = savingDisabledReason { return reportOnce("not saving preferences: \(reason)") }
         if let tooLong = Self.lengthProblem(path) {
-            return reportOnce("could not save preferences to \(path): \(tooLong); the mode is kept in memory")
+            return reportOnce("could not save preferences to \(Self.shortened(path)): \(tooLong); the mode is kept in memory")
         }
         var created: [String] = []
         do {
