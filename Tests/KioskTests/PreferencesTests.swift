@@ -195,6 +195,24 @@ import Testing
 
     /// Links are never followed (issue: a link let saves reach outside the folder): a link to
     /// a regular file is a bad file like any other link; its target is neither read nor touched.
+    /// Saves merge the kiosk's keys over the file as it is now; `willWrite` sees the exact bytes.
+    @Test func saveMergesOverTheFileFoundNowAndReportsTheBytes() throws {
+        let dir = TempFolder()
+        let path = dir.file("preferences.json")
+        writeText(#"{"isDarkMode": false, "a": 1}"#, to: path)
+        let store = makeStore(path)
+        _ = store.load()
+        var seen: [UInt8] = []
+        store.willWrite = { seen = $0 }
+        writeText(#"{"b": [true], "isDarkMode": false}"#, to: path)
+        #expect(store.save(values: JSONObject([JSONMember(key: "appearance", value: .string("dark"))])) == nil)
+        #expect(store.save(isDarkMode: true) == nil)
+        let object = try PreferencesDocument.decode(readBytes(path)!).get().object
+        #expect(object.keys == ["b", "isDarkMode", "appearance"])
+        #expect(object["isDarkMode"] == .bool(true) && object["appearance"] == .string("dark") && object["a"] == nil)
+        #expect(seen == readBytes(path))
+    }
+
     @Test func symlinkToARegularFileIsBadAndItsTargetUntouched() throws {
         let dir = TempFolder()
         #expect(mkdir(dir.file("real"), 0o755) == 0)

@@ -74,6 +74,10 @@ public final class PreferencesStore {
     private var failureReported = false
 
     var writer = AtomicFileWriter()
+    /// Called with the exact bytes of each write just before it starts (after the merge), e.g.
+    /// for a file watcher's `expectOwnWrite(bytes)`, so the kiosk's own save is not taken for
+    /// an outside change.
+    public var willWrite: (([UInt8]) -> Void)?
     /// Seconds since the epoch, for `.bad-<timestamp>` names; replaceable in tests.
     var now: () -> Int = { Int(time(nil)) }
     /// `renameat(2)` within the folder, replaceable in tests to simulate a bad file that cannot
@@ -290,9 +294,10 @@ public final class PreferencesStore {
             }
         }
         for m in ownValues.members { object[m.key] = m.value }
-        let document = PreferencesDocument(object: object)
+        let bytes = PreferencesDocument(object: object).encoded
+        willWrite?(bytes)
         do throws(AtomicFileWriter.Failure) {
-            try writer.write(document.encoded, name: fileName, folder: dfd, folderPath: folderPath)
+            try writer.write(bytes, name: fileName, folder: dfd, folderPath: folderPath)
             failureReported = false
             return note
         } catch {
