@@ -25,8 +25,10 @@ public enum RawPointerInput: Sendable, Equatable {
 ///
 /// Sanity rules for fingers: non-finite coordinates are rejected (an `up` becomes a `cancel`
 /// at the last known place so no gesture hangs); a `down` must lie within 0…1; moves and ups
-/// slightly outside the window (within `slack`) are clamped to its edge, anything further out
-/// is rejected. Moves and ups of unknown fingers (e.g. after a focus-loss cancel) are ignored.
+/// slightly outside the window (within `slack`) are clamped to its edge; moves further out are
+/// ignored, and an `up` further out is an `up` at the last known place — a release outside the
+/// window follows the same rule as the mouse's (the engine's predicted end decides whether it
+/// commits), it never snaps back just for being outside. Moves and ups of unknown fingers (e.g. after a focus-loss cancel) are ignored.
 /// At most `maxTouches` fingers are tracked; they get small ids 0, 1, … reused after release.
 public struct PointerTranslator: Sendable {
     public static let mouseID = 1000
@@ -113,7 +115,7 @@ public struct PointerTranslator: Sendable {
             guard range.contains(x), range.contains(y) else {
                 if phase == .move { return nil }
                 fingers[key] = nil
-                return PointerEvent(id: known.id, phase: .cancel, location: known.last, timestamp: t, device: .touch)
+                return PointerEvent(id: known.id, phase: phase, location: known.last, timestamp: t, device: .touch)
             }
             let p = viewport.pagePoint(fromNormalizedX: Double(min(max(x, 0), 1)), y: Double(min(max(y, 0), 1)))
             if phase == .move {

@@ -252,7 +252,7 @@ private final class SDLSession {
         pacer.framePresented(interval: lastPresentStart.map { start - $0 })
         // Frame time: the interval since the previous presented frame of this burst; the
         // first frame after idle reports its own render-and-present time.
-        app.recordFrameTime(milliseconds: ((lastPresentStart.map { start - $0 }) ?? (end - start)) * 1000)
+        if app.options.showFPS { app.fps.record(interval: lastPresentStart.map { (start - $0) * 1000 }, work: (end - start) * 1000) }
         lastPresentStart = start
         if !firstFramePresented {
             firstFramePresented = true

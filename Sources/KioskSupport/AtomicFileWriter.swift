@@ -33,6 +33,8 @@ public struct AtomicFileWriter {
         case close = "close"
         case rename = "rename into place"
         case syncFolder = "sync the folder"
+        case open = "open"
+        case refuse = "write to"
     }
 
     public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
@@ -57,6 +59,8 @@ public struct AtomicFileWriter {
     /// Produces temporary-name suffixes; replaceable so tests can predict names.
     var makeSuffix: () -> String = AtomicFileWriter.randomSuffix
     var fault: InjectedFault?
+    /// The mode a new file is created with (before the umask); a replaced file's mode is kept.
+    public var newFileMode: mode_t = 0o600
 
     public init() {}
 
@@ -72,26 +76,45 @@ public struct AtomicFileWriter {
         FileIO.join(FileIO.directoryName(target), ".\(FileIO.baseName(target)).tmp-\(suffix)")
     }
 
-    /// Atomically replaces (or creates) `target` with `bytes`. The folder must exist.
+    /// Atomically replaces (or creates) `target` with `bytes`. The folder must exist. A
+    /// symlink at `target` is replaced by the new file (the rename acts on the name, never on
+    /// the link's destination). Output files named by the user go through `OutputFile.write`,
+    /// which refuses to rename over anything but a regular file.
     public func write(_ bytes: [UInt8], to target: String) throws(Failure) {
         let folder = FileIO.directoryName(target)
-        var (fd, tmp) = (Int32(-1), "")
+        let dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else {
+            throw Failure(step: .createTemporary, path: Self.temporaryPath(for: target, suffix: makeSuffix()), reason: FileIO.errorText(errno))
+        }
+        defer { close(dfd) }
+        try write(bytes, name: FileIO.baseName(target), folder: dfd, folderPath: folder)
+    }
+
+    /// The same protocol relative to an open folder: the temporary file is created with
+    /// `openat(folder, …, O_EXCL|O_NOFOLLOW)`, renamed with `renameat` and the folder synced
+    /// with `fsync(folder)`. Nothing outside `folder` is touched whatever links appear in it.
+    /// `name` must be a single path component; `folderPath` is only for messages.
+    public func write(_ bytes: [UInt8], name: String, folder dfd: Int32, folderPath: String) throws(Failure) {
+        let target = FileIO.join(folderPath, name)
+        var (fd, tmpName) = (Int32(-1), "")
         for attempt in 0..<8 {
-            tmp = Self.temporaryPath(for: target, suffix: makeSuffix())
-            if let f = fault, f.step == .createTemporary { throw Failure(step: .createTemporary, path: tmp, reason: FileIO.errorText(f.errno)) }
-            fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            tmpName = ".\(name).tmp-\(makeSuffix())"
+            if let f = fault, f.step == .createTemporary { throw Failure(step: .createTemporary, path: FileIO.join(folderPath, tmpName), reason: FileIO.errorText(f.errno)) }
+            fd = openat(dfd, tmpName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, newFileMode)
             if fd >= 0 { break }
             let e = errno
-            if e != EEXIST || attempt == 7 { throw Failure(step: .createTemporary, path: tmp, reason: FileIO.errorText(e)) }
+            if e != EEXIST || attempt == 7 { throw Failure(step: .createTemporary, path: FileIO.join(folderPath, tmpName), reason: FileIO.errorText(e)) }
         }
+        let tmp = FileIO.join(folderPath, tmpName)
         var closed = false
         func abandon(_ step: Step, _ code: Int32) -> Failure {
             if !closed { close(fd) }
-            unlink(tmp)
+            unlinkat(dfd, tmpName, 0)
             return Failure(step: step, path: step == .rename ? target : tmp, reason: FileIO.errorText(code))
         }
 
-        if let old = FileIO.statInfo(target), (old.st_mode & S_IFMT) == S_IFREG {
+        var old = stat()
+        if fstatat(dfd, name, &old, AT_SYMLINK_NOFOLLOW) == 0, (old.st_mode & S_IFMT) == S_IFREG {
             _ = fchmod(fd, old.st_mode & 0o7777)
         }
 
@@ -118,15 +141,12 @@ public struct AtomicFileWriter {
         if close(fd) != 0 { throw abandon(.close, errno) }
 
         if let f = fault, f.step == .rename { throw abandon(.rename, f.errno) }
-        if rename(tmp, target) != 0 { throw abandon(.rename, errno) }
+        if renameat(dfd, tmpName, dfd, name) != 0 { throw abandon(.rename, errno) }
 
-        if let f = fault, f.step == .syncFolder { throw Failure(step: .syncFolder, path: folder, reason: FileIO.errorText(f.errno)) }
-        let dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dfd >= 0 else { throw Failure(step: .syncFolder, path: folder, reason: FileIO.errorText(errno)) }
-        defer { close(dfd) }
+        if let f = fault, f.step == .syncFolder { throw Failure(step: .syncFolder, path: folderPath, reason: FileIO.errorText(f.errno)) }
         // Some file systems cannot sync a folder (EINVAL): the rename is done, nothing to add.
         if fsync(dfd) != 0, errno != EINVAL {
-            throw Failure(step: .syncFolder, path: folder, reason: FileIO.errorText(errno))
+            throw Failure(step: .syncFolder, path: folderPath, reason: FileIO.errorText(errno))
         }
     }
 }

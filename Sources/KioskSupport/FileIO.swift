@@ -27,6 +27,12 @@ public enum FileIO {
             return e == ENOENT ? .notFound : .failed(reason: errorText(e))
         }
         defer { close(fd) }
+        return readOpenFile(fd, limit: limit)
+    }
+
+    /// Reads an open descriptor as `readFile` does (refusing non-regular files, at most
+    /// `limit + 1` bytes). The caller keeps ownership of `fd`.
+    public static func readOpenFile(_ fd: Int32, limit: Int) -> ReadOutcome {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return .failed(reason: errorText(errno)) }
         guard fileType(st.st_mode) == "regular file" else { return .notRegularFile(kind: fileType(st.st_mode)) }

@@ -12,28 +12,13 @@ public enum PNGFile {
         public let description: String
     }
 
-    /// Writes a pixmap to a PNG file atomically: a temporary file in the same folder
-    /// (exclusive create), fsync, then rename over the target.
+    /// Writes a pixmap to a PNG file through `OutputFile`: a regular or missing file is
+    /// replaced atomically (temporary file in the same folder, fsync, rename); a device or FIFO
+    /// is written as a stream; anything else is refused.
     public static func write(_ pixmap: Pixmap, to path: String) throws {
         let bytes = try PNG.encode(pixmap)
-        let temp = path + ".tmp-\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure(description: "cannot write \(path): \(errorText())") }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let why = errorText()
-                close(fd); unlink(temp)
-                throw Failure(description: "cannot write \(path): \(why)")
-            }
-            offset += n
-        }
-        guard fsync(fd) == 0, close(fd) == 0, rename(temp, path) == 0 else {
-            let why = errorText()
-            unlink(temp)
-            throw Failure(description: "cannot write \(path): \(why)")
+        do { try OutputFile.write(bytes, to: path, mode: 0o644) } catch {
+            throw Failure(description: error.description)
         }
     }
 

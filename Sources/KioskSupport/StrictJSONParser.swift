@@ -79,7 +79,12 @@ public struct StrictJSONParser {
         case UInt8(ascii: "n"): try expectWord("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         case UInt8(ascii: "N"), UInt8(ascii: "I"):
-            throw error("NaN and Infinity are not JSON numbers")
+            // Say what was found: only the words NaN and Infinity get the number hint.
+            var end = index
+            while end < bytes.count, isIdentifierByte(bytes[end]), end - index < 24 { end += 1 }
+            let word = String(decoding: bytes[index..<end], as: UTF8.self)
+            if word == "NaN" || word == "Infinity" { throw error("NaN and Infinity are not JSON numbers") }
+            throw error("unexpected '\(word)', expected a value")
         default:
             throw error("unexpected \(describeCurrent()), expected a value")
         }

@@ -11,6 +11,7 @@ import KioskSDL
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
 func main() -> Int32 {
+    ProcessSetup.start()
     let command: KioskCommand
     do {
         command = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
@@ -20,10 +21,10 @@ func main() -> Int32 {
     do {
         switch command {
         case .help(let sub):
-            print(HelpText.text(for: sub))
+            StandardOutput.line(HelpText.text(for: sub))
             return 0
         case .version:
-            print(KioskVersion.line)
+            StandardOutput.line(KioskVersion.line)
             return 0
         case .run(let options):
             return try runKiosk(options)
@@ -31,20 +32,20 @@ func main() -> Int32 {
             try RenderCommand.run(options)
             return 0
         case .replay(let options):
-            try ReplayCommand.run(options) { print($0) }
+            try ReplayCommand.run(options) { StandardOutput.line($0) }
             return 0
         case .bench(let options):
             if options.raster {
-                print(RasterBenchmark.table(try RasterBenchmark.run()))
-                print(ComponentBenchmark.table(ComponentBenchmark.run()))
-                print(ComponentBenchmark.table(ComponentBenchmark.run(style: .vivid)))
+                StandardOutput.line(RasterBenchmark.table(try RasterBenchmark.run()))
+                StandardOutput.line(ComponentBenchmark.table(ComponentBenchmark.run()))
+                StandardOutput.line(ComponentBenchmark.table(ComponentBenchmark.run(style: .vivid)))
                 return 0
             }
-            try BenchCommand.run(options) { print($0) }
+            try BenchCommand.run(options) { StandardOutput.line($0) }
             return 0
         case .soak(let options):
             try SoakCommand.run(minutes: options.minutes, seed: options.seed,
-                                size: options.size ?? PixelSize(width: 1280, height: 800), scale: options.scale ?? 1) { print($0) }
+                                size: options.size ?? PixelSize(width: 1280, height: 800), scale: options.scale ?? 1) { StandardOutput.line($0) }
             return 0
         }
     } catch let error as KioskError {
@@ -60,7 +61,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
     if flags.checkOnly {
-        print(settings.summary)
+        StandardOutput.line(settings.summary)
         return 0
     }
     if settings.preferencesPath == nil {

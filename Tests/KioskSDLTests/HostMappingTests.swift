@@ -99,4 +99,21 @@ import Testing
         #expect(end?.phase == .cancel && end?.location == Point(400, 120))
         #expect(!t.hasActivePointers)
     }
+
+    /// A release outside the window: touch and mouse end the same way, as an `up` (the
+    /// engine's predicted end decides), never as a cancel that snaps the knob back.
+    @Test func releaseOutsideTheWindowIsAnUpForTouchAndMouse() {
+        var t = PointerTranslator(touchMouseID: Self.touchMouseID, mouseSynthesisesTouch: false)
+        _ = t.translate(.finger(phase: .down, touchID: 1, fingerID: 1, x: 0.5, y: 0.5), timestamp: 0, viewport: Self.viewport)
+        let moved = t.translate(.finger(phase: .move, touchID: 1, fingerID: 1, x: 0.9, y: 0.5), timestamp: 0.05, viewport: Self.viewport)
+        let touchEnd = t.translate(.finger(phase: .up, touchID: 1, fingerID: 1, x: 2.5, y: 0.5), timestamp: 0.1, viewport: Self.viewport)
+        #expect(touchEnd?.phase == .up, "found \(String(describing: touchEnd?.phase))")
+        #expect(touchEnd?.location == moved?.location)
+        #expect(!t.hasActivePointers)
+
+        var m = PointerTranslator(touchMouseID: Self.touchMouseID, mouseSynthesisesTouch: false)
+        _ = m.translate(.mouseButton(isDown: true, which: 0, button: 1, x: 400, y: 120), timestamp: 0, viewport: Self.viewport)
+        let mouseEnd = m.translate(.mouseButton(isDown: false, which: 0, button: 1, x: 4000, y: 120), timestamp: 0.1, viewport: Self.viewport)
+        #expect(mouseEnd?.phase == touchEnd?.phase)
+    }
 }

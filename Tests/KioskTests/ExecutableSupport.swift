@@ -60,15 +60,22 @@ final class ChildProcess {
     /// Starts `executable` with `arguments`. `lineBuffered` runs it under `stdbuf -oL` so each
     /// stdout line reaches the file as it is printed (stdio is block-buffered into a file).
     init(_ executable: String, _ arguments: [String], folder: String, tag: String = "child",
-         lineBuffered: Bool = false, environment: [String: String] = [:]) throws {
+         lineBuffered: Bool = false, environment: [String: String] = [:],
+         stdoutTo: String? = nil, closed: Set<Int32> = []) throws {
         outPath = FileIO.join(folder, "\(tag).out")
         errPath = FileIO.join(folder, "\(tag).err")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let stdoutTo {
+            posix_spawn_file_actions_addopen(&actions, 1, stdoutTo, O_WRONLY, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Closed standard descriptors (`>&-`): closed after the opens above.
+        for fd in closed.sorted() { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv0 = lineBuffered ? ["/usr/bin/stdbuf", "-oL", executable] : [executable]
         let argv = (argv0 + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -114,8 +121,10 @@ final class ChildProcess {
 
     /// Runs to completion.
     static func run(_ executable: String, _ arguments: [String], folder: String, tag: String = "child",
-                    timeout: Double = 60, environment: [String: String] = [:]) throws -> ProcessOutcome {
-        try ChildProcess(executable, arguments, folder: folder, tag: tag, environment: environment).wait(timeout: timeout)
+                    timeout: Double = 60, environment: [String: String] = [:],
+                    stdoutTo: String? = nil, closed: Set<Int32> = []) throws -> ProcessOutcome {
+        try ChildProcess(executable, arguments, folder: folder, tag: tag, environment: environment,
+                         stdoutTo: stdoutTo, closed: closed).wait(timeout: timeout)
     }
 }
 

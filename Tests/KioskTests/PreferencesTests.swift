@@ -193,7 +193,27 @@ import Testing
         #expect(FileIO.lstatInfo(destination) == nil)
     }
 
-    @Test func symlinkToARegularFileIsFollowedAndKept() throws {
+    /// Links are never followed (issue: a link let saves reach outside the folder): a link to
+    /// a regular file is a bad file like any other link; its target is neither read nor touched.
+    /// Saves merge the kiosk's keys over the file as it is now; `willWrite` sees the exact bytes.
+    @Test func saveMergesOverTheFileFoundNowAndReportsTheBytes() throws {
+        let dir = TempFolder()
+        let path = dir.file("preferences.json")
+        writeText(#"{"isDarkMode": false, "a": 1}"#, to: path)
+        let store = makeStore(path)
+        _ = store.load()
+        var seen: [UInt8] = []
+        store.willWrite = { seen = $0 }
+        writeText(#"{"b": [true], "isDarkMode": false}"#, to: path)
+        #expect(store.save(values: JSONObject([JSONMember(key: "appearance", value: .string("dark"))])) == nil)
+        #expect(store.save(isDarkMode: true) == nil)
+        let object = try PreferencesDocument.decode(readBytes(path)!).get().object
+        #expect(object.keys == ["b", "isDarkMode", "appearance"])
+        #expect(object["isDarkMode"] == .bool(true) && object["appearance"] == .string("dark") && object["a"] == nil)
+        #expect(seen == readBytes(path))
+    }
+
+    @Test func symlinkToARegularFileIsBadAndItsTargetUntouched() throws {
         let dir = TempFolder()
         #expect(mkdir(dir.file("real"), 0o755) == 0)
         let real = dir.file("real/prefs.json")
@@ -201,12 +221,14 @@ import Testing
         let path = dir.file("preferences.json")
         #expect(symlink("real/prefs.json", path) == 0)
         let store = makeStore(path)
-        #expect(store.load().isDarkMode == true)
-        #expect(store.save(isDarkMode: false) == nil)
-        #expect(isSymlink(path))  // the link stays a link
-        let doc = try PreferencesDocument.decode(readBytes(real)!).get()
-        #expect(doc.isDarkMode == false)
-        #expect(doc.object["keep"] != nil)
+        let result = store.load()
+        #expect(result.isDarkMode == false)
+        #expect(result.diagnostic?.contains("is a symbolic link to") == true)
+        #expect(result.diagnostic?.contains("which is a regular file (links are not followed") == true)
+        #expect(isSymlink(path + ".bad-" + Self.stamp))
+        #expect(store.save(isDarkMode: true) == nil)
+        #expect(isRegularFile(path))
+        #expect(readText(real) == #"{"isDarkMode": true, "keep": 1}"#)
         #expect(folderEntries(dir.file("real")) == ["prefs.json"])
     }
 
@@ -216,7 +238,7 @@ import Testing
         let path = dir.file("preferences.json")
         #expect(symlink(dir.file("target"), path) == 0)
         let result = makeStore(path).load()
-        #expect(result.diagnostic?.contains("symbolic link to a directory") == true)
+        #expect(result.diagnostic?.contains("which is a directory") == true)
         #expect(isSymlink(path + ".bad-" + Self.stamp))
         #expect(FileIO.statInfo(dir.file("target")) != nil)
     }
@@ -238,7 +260,7 @@ import Testing
         let path = dir.file("preferences.json")
         writeText("garbage", to: path)
         let store = makeStore(path)
-        store.renameFile = { _, _ in errno = EROFS; return -1 }
+        store.renameFile = { _, _, _ in errno = EROFS; return -1 }
         let result = store.load()
         #expect(result.diagnostic?.contains("could not be moved aside (Read-only file system)") == true)
         let first = store.save(isDarkMode: true)

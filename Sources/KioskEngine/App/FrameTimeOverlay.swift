@@ -1,29 +1,58 @@
 import Raster
 
-/// The `--show-fps` overlay: the last frame times as bars against the 16.7 ms budget line,
-/// and the mean frame time as seven-segment digits, drawn by our rasterizer in the page's
-/// top-left corner.
+/// The `--show-fps` overlay, drawn by our rasterizer in the page's top-left corner: a panel
+/// with a label ("60 fps · 0.4 ms": frames per second from the mean interval between presented
+/// frames, and the mean work time per frame — render, upload, present) above the last 60
+/// frame intervals as bars. A bar is red when its interval missed a vsync (longer than 1.5 ×
+/// the refresh interval), green otherwise; the white line marks one refresh interval.
+/// Everything is drawn inside the panel, which is repainted whole each time it changes.
 public final class FrameTimeOverlay {
     public static let history = 60
-    private var samples: [Double] = []
+    private var intervals: [Double] = []
+    private var works: [Double] = []
     private var next = 0
+    private var nextWork = 0
     public private(set) var needsRedraw = false
-    /// Overlay size in device pixels (set on draw).
-    /// Wide enough for the bars (6 + 120 px) and the digits to their right ("999.9" ≈ 44 px).
-    static let size = (width: 180, height: 44)
+    /// The display's refresh interval in milliseconds (60 Hz unless the host says otherwise).
+    public var refreshMilliseconds: Double = 1000.0 / 60
+    /// Panel size in device pixels: bars 6 + 120 + 6 px wide; label row, then bars.
+    static let size = (width: 132, height: 48)
     static let origin = (x: 8, y: 8)
 
     public init() {}
 
-    public func record(milliseconds ms: Double) {
-        guard ms.isFinite, ms >= 0 else { return }
-        if samples.count < Self.history { samples.append(ms) } else { samples[next] = ms }
-        next = (next + 1) % Self.history
-        needsRedraw = true
+    /// Records one frame: `interval` since the previous presented frame (nil for the first
+    /// frame after idle) and the frame's `work` time, both in milliseconds.
+    public func record(interval: Double?, work: Double?) {
+        if let ms = interval, ms.isFinite, ms >= 0 {
+            if intervals.count < Self.history { intervals.append(ms) } else { intervals[next] = ms }
+            next = (next + 1) % Self.history
+            needsRedraw = true
+        }
+        if let ms = work, ms.isFinite, ms >= 0 {
+            if works.count < Self.history { works.append(ms) } else { works[nextWork] = ms }
+            nextWork = (nextWork + 1) % Self.history
+            needsRedraw = true
+        }
     }
 
-    /// Mean of the recorded frame times (ms), or nil with no samples.
-    public var mean: Double? { samples.isEmpty ? nil : samples.reduce(0, +) / Double(samples.count) }
+    /// Records a frame interval only (milliseconds).
+    public func record(milliseconds ms: Double) { record(interval: ms, work: nil) }
+
+    /// Mean of the recorded frame intervals (ms), or nil with no samples.
+    public var mean: Double? { intervals.isEmpty ? nil : intervals.reduce(0, +) / Double(intervals.count) }
+    /// Mean work time (ms), or nil with no samples.
+    public var meanWork: Double? { works.isEmpty ? nil : works.reduce(0, +) / Double(works.count) }
+
+    /// True when an interval missed at least one vsync.
+    public func missedVsync(_ interval: Double) -> Bool { interval > 1.5 * refreshMilliseconds }
+
+    /// The label, e.g. "60 fps · 0.4 ms" ("-- fps" before any interval).
+    public var label: String {
+        let fps = mean.map { $0 > 0 ? "\(min(999, Int((1000 / $0).rounded())))" : "999" } ?? "--"
+        let work = meanWork.map { " · " + Self.tenths(min($0, 99.9)) + " ms" } ?? ""
+        return "\(fps) fps" + work
+    }
 
     public var bounds: IntRect {
         IntRect(x: Self.origin.x, y: Self.origin.y, width: Self.size.width, height: Self.size.height)
@@ -43,32 +72,32 @@ public final class FrameTimeOverlay {
         defer { canvas.clip = savedClip }
         // Page colour underneath, then a translucent dark panel.
         canvas.fill(deviceRect: b, PremultipliedRGBA8(packed: page).asColor)
-        let r = b.rect
+        let r = bounds.rect
         canvas.fill(Path.roundedRect(r, radius: 6), .solid(Color(r: 0, g: 0, b: 0, a: 0.6)))
-        // Bars: one per sample, 0…33 ms mapped to the panel's lower 24 px.
+        // Label row.
+        PixelFont.draw(label, on: canvas, at: Point(r.minX + 6, r.minY + 6), cell: 2, maxWidth: r.width - 12,
+                       color: Color(r: 1, g: 1, b: 1, a: 0.95))
+        // Bars: one per interval, 0…3 refresh intervals mapped to the panel's lower 24 px.
         let barArea = Rect(x: r.minX + 6, y: r.maxY - 28, width: Double(Self.history) * 2, height: 24)
-        let ordered = samples.count < Self.history ? samples : Array(samples[next...] + samples[..<next])
+        let ordered = intervals.count < Self.history ? intervals : Array(intervals[next...] + intervals[..<next])
+        let full = 3 * refreshMilliseconds
         var bars = Path()
-        var overBudget = Path()
+        var missed = Path()
         for (i, ms) in ordered.enumerated() {
-            let h = min(1, ms / 33.3) * barArea.height
+            let h = max(1, min(1, ms / full) * barArea.height)
             let bar = Rect(x: barArea.minX + Double(i) * 2, y: barArea.maxY - h, width: 1.5, height: h)
-            if ms > 1000.0 / 60 { overBudget.append(.rect(bar)) } else { bars.append(.rect(bar)) }
+            if missedVsync(ms) { missed.append(.rect(bar)) } else { bars.append(.rect(bar)) }
         }
         canvas.fill(bars, .solid(Color(r: 0.45, g: 0.9, b: 0.5)))
-        canvas.fill(overBudget, .solid(Color(r: 1, g: 0.4, b: 0.3)))
-        let budgetY = barArea.maxY - barArea.height / 2
-        canvas.fill(.rect(Rect(x: barArea.minX, y: budgetY, width: barArea.width, height: 1)), .solid(Color(r: 1, g: 1, b: 1, a: 0.5)))
-        // Mean frame time, e.g. "4.2" (ms), top right of the bars.
-        let text = mean.map { Self.tenths(min($0, 999.9)) } ?? "--"
-        SevenSegment.draw(text, on: canvas, at: Point(barArea.maxX + 4, r.minY + 8), digitHeight: 14,
-                          color: Color(r: 1, g: 1, b: 1, a: 0.95))
+        canvas.fill(missed, .solid(Color(r: 1, g: 0.4, b: 0.3)))
+        let refreshY = (barArea.maxY - barArea.height / 3).rounded()
+        canvas.fill(.rect(Rect(x: barArea.minX, y: refreshY, width: barArea.width, height: 1)), .solid(Color(r: 1, g: 1, b: 1, a: 0.5)))
         return b
     }
 }
 
 extension FrameTimeOverlay {
-    /// A non-negative value with one decimal, e.g. 4.25 → "4.3" (the digits the overlay shows).
+    /// A non-negative value with one decimal, e.g. 4.25 → "4.3".
     static func tenths(_ x: Double) -> String {
         let t = Int((max(0, x) * 10).rounded())
         return "\(t / 10).\(t % 10)"
@@ -82,42 +111,42 @@ extension PremultipliedRGBA8 {
     }
 }
 
-/// Seven-segment digits as paths (no font needed): "0"–"9", ".", "-".
-enum SevenSegment {
-    //  a
-    // f b
-    //  g
-    // e c
-    //  d
-    static let segments: [Character: String] = [
-        "0": "abcdef", "1": "bc", "2": "abged", "3": "abgcd", "4": "fgbc",
-        "5": "afgcd", "6": "afgedc", "7": "abc", "8": "abcdefg", "9": "abcfgd", "-": "g",
+/// A tiny pixel font for the overlay label (no font library in the engine): digits, ".",
+/// "-", "·", space and the letters of "fps" and "ms", on a 5-row grid of `cell`-pixel squares.
+enum PixelFont {
+    /// Rows top to bottom; "#" is a lit cell. Every glyph is 3 cells wide except "m" (5) and
+    /// the narrow ".", "·" and space (1).
+    static let glyphs: [Character: [String]] = [
+        "0": ["###", "#.#", "#.#", "#.#", "###"], "1": [".#.", "##.", ".#.", ".#.", "###"],
+        "2": ["###", "..#", "###", "#..", "###"], "3": ["###", "..#", ".##", "..#", "###"],
+        "4": ["#.#", "#.#", "###", "..#", "..#"], "5": ["###", "#..", "###", "..#", "###"],
+        "6": ["###", "#..", "###", "#.#", "###"], "7": ["###", "..#", ".#.", ".#.", ".#."],
+        "8": ["###", "#.#", "###", "#.#", "###"], "9": ["###", "#.#", "###", "..#", "###"],
+        "-": ["...", "...", "###", "...", "..."], ".": [".", ".", ".", ".", "#"],
+        "·": [".", ".", "#", ".", "."], " ": [".", ".", ".", ".", "."],
+        "f": [".##", "#..", "###", "#..", "#.."], "p": ["###", "#.#", "###", "#..", "#.."],
+        "s": [".##", "#..", ".#.", "..#", "##."], "m": ["#####", "#.#.#", "#.#.#", "#.#.#", "#.#.#"],
     ]
 
-    static func draw(_ text: String, on canvas: Canvas, at origin: Point, digitHeight h: Double, color: Color) {
-        let w = h * 0.55, t = max(1.5, h * 0.14)
-        var x = origin.x
+    /// Width of `text` in pixels.
+    static func width(_ text: String, cell: Double) -> Double {
+        text.reduce(0) { $0 + Double((glyphs[$1]?.first?.count ?? 3) + 1) * cell }
+    }
+
+    /// Draws `text` with its top-left at `origin`, stopping before `maxWidth`.
+    static func draw(_ text: String, on canvas: Canvas, at origin: Point, cell: Double, maxWidth: Double, color: Color) {
         var path = Path()
+        var x = origin.x
         for ch in text {
-            if ch == "." {
-                path.append(.rect(Rect(x: x, y: origin.y + h - t, width: t, height: t)))
-                x += t * 2
-                continue
-            }
-            for seg in segments[ch] ?? "" {
-                let r: Rect
-                switch seg {
-                case "a": r = Rect(x: x + t, y: origin.y, width: w - 2 * t, height: t)
-                case "b": r = Rect(x: x + w - t, y: origin.y + t, width: t, height: h / 2 - 1.5 * t)
-                case "c": r = Rect(x: x + w - t, y: origin.y + h / 2 + t / 2, width: t, height: h / 2 - 1.5 * t)
-                case "d": r = Rect(x: x + t, y: origin.y + h - t, width: w - 2 * t, height: t)
-                case "e": r = Rect(x: x, y: origin.y + h / 2 + t / 2, width: t, height: h / 2 - 1.5 * t)
-                case "f": r = Rect(x: x, y: origin.y + t, width: t, height: h / 2 - 1.5 * t)
-                default: r = Rect(x: x + t, y: origin.y + h / 2 - t / 2, width: w - 2 * t, height: t)
+            guard let rows = glyphs[ch] else { continue }
+            let w = Double(rows[0].count) * cell
+            if x + w > origin.x + maxWidth { break }
+            for (j, row) in rows.enumerated() {
+                for (i, c) in row.enumerated() where c == "#" {
+                    path.append(.rect(Rect(x: x + Double(i) * cell, y: origin.y + Double(j) * cell, width: cell, height: cell)))
                 }
-                path.append(.rect(r))
             }
-            x += w + t
+            x += w + cell
         }
         canvas.fill(path, .solid(color))
     }

@@ -180,9 +180,9 @@ public enum BenchCommand {
         output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss))
         if let path = o.jsonPath {
             do {
-                try AtomicFileWriter().write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss) + "\n").utf8), to: path)
+                try OutputFile.write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss) + "\n").utf8), to: path)
             } catch {
-                throw .runtime("bench: cannot write \(path): \(error)")
+                throw .runtime("bench --json: \(error)")
             }
         }
     }

@@ -134,6 +134,20 @@ public enum CommandLineParser {
         return o
     }
 
+    /// Refuses images over `SettingLimits.renderPixels` before anything is allocated.
+    static func checkRenderPixels(_ o: RenderOptions) throws(KioskError) {
+        let limit = SettingLimits.renderPixels
+        let width = o.resolvedWidth
+        let height = Int((Double(width) * ToggleMetrics.componentAspect).rounded())
+        if width * height > limit {
+            let flag = o.width != nil ? "--width \(width)" : "--scale \(o.resolvedScale)"
+            throw .usage("\(flag): the component would be \(width)x\(height) = \(width * height) pixels, the limit is \(limit) (4096x4096)")
+        }
+        if let page = o.page, page.width * page.height > limit {
+            throw .usage("--page \(page): \(page.width * page.height) pixels, the limit is \(limit) (4096x4096)")
+        }
+    }
+
     static func renderOptions(_ s: Scanned) throws(KioskError) -> RenderOptions {
         try noPositionals(s, .render)
         guard let out = s.value("--out") else { throw .usage("render needs --out FILE.png") }
@@ -161,6 +175,7 @@ public enum CommandLineParser {
         case (false, true): o.appearance = .dark
         case (false, false): o.appearance = nil
         }
+        try checkRenderPixels(o)
         return o
     }
 

@@ -126,7 +126,17 @@ struct ConfigDecoder {
             }
             components.append(n.value)
         }
-        return ConfigColor(r: components[0], g: components[1], b: components[2], a: components.count == 4 ? components[3] : 255)
+        // Page colours are opaque: the page is the bottom layer, there is nothing to blend with.
+        if components.count == 4, components[3] != 255 {
+            errors.append("\(path)[3]: expected 255 (page colours must be opaque; omit the alpha or use 255), found \(alphaText(items[3]))")
+            return nil
+        }
+        return ConfigColor(r: components[0], g: components[1], b: components[2], a: 255)
+    }
+
+    private func alphaText(_ v: JSONValue) -> String {
+        if case .number(let n) = v { return n.text }
+        return "?"
     }
 
     private mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {

@@ -44,6 +44,9 @@ public struct ConfigColor: Equatable, Hashable, Sendable, CustomStringConvertibl
 public enum SettingLimits {
     /// Pixels per point.
     public static let scale: ClosedRange<Double> = 0.25...16
-    /// Toggle width in points.
-    public static let toggleWidth: ClosedRange<Double> = 20...4096
+    /// Most pixels one `render` image may have (4096 × 4096, 64 MiB of pixels): checked
+    /// before anything is allocated.
+    public static let renderPixels = 4096 * 4096
+    /// Toggle width in points: 60 pt (37 pt tall, about the smallest touch target) to 1024 pt.
+    public static let toggleWidth: ClosedRange<Double> = 60...1024
 }

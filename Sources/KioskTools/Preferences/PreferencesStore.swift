@@ -27,49 +27,72 @@ public struct PreferencesLoadResult: Equatable, Sendable {
 /// The kiosk's persistent appearance, the counterpart of `@AppStorage("isDarkMode")`.
 ///
 /// - `load()` once at start: the saved mode, or the default (`false`, light) plus a diagnostic.
-/// - `save(isDarkMode:)` on each commit (never per frame): an atomic rewrite (see
-///   `AtomicFileWriter` for the protocol and what power loss can cost) that keeps every other
-///   key of the file.
+/// - `save(isDarkMode:)` / `save(values:)` on each commit (never per frame): re-reads the file,
+///   merges the kiosk's keys over what is there **now** (keys another program added while the
+///   kiosk ran are kept), and replaces it atomically (see `AtomicFileWriter`).
+///
+/// File discipline: the store opens the preferences **folder** once per operation and does
+/// everything relative to that descriptor — `openat(…, O_NOFOLLOW)` to read, `renameat` to move
+/// a bad entry aside or to rename the new file into place, `fsync` of the folder. The file name
+/// is never resolved through a symlink, so nothing outside the folder is ever read, renamed,
+/// replaced or truncated.
 ///
 /// Bad files never stop the kiosk. Empty, truncated, non-UTF-8 or otherwise invalid JSON, JSON
 /// of the wrong shape or types, files over `sizeLimit`, a directory/FIFO/other non-regular
-/// file, an unreadable file, or a dangling symlink: the kiosk starts in the default mode, the
-/// load result carries one diagnostic naming the file and the problem, and the bad entry is
-/// renamed to `preferences.json.bad-<UTC timestamp>` (never overwritten). When it cannot be
-/// moved aside, saving is disabled for the session so the bad file is not overwritten either.
+/// file, an unreadable file, or **any symlink** (links are not followed: a link is a bad file,
+/// whatever it points to): the kiosk starts in the default mode, the load result carries one
+/// diagnostic naming the file and the problem, and the bad entry itself — the link, not its
+/// destination — is renamed to `preferences.json.bad-<UTC timestamp>` (never overwritten). When
+/// it cannot be moved aside, saving is disabled for the session so it is not overwritten either.
+/// A bad entry found at save time (written from outside while the kiosk ran) is kept aside the
+/// same way before the new file is written.
 ///
-/// Symlinks: a symlink at the preferences path that resolves to a regular file is followed —
-/// it is read, and saves replace the resolved file atomically in the resolved file's own
-/// folder, so the link stays a link. A symlink that is dangling, looping or points at a
-/// non-regular file is bad: the link itself is moved aside (its destination is never touched)
-/// and the next save creates a regular file at the path. Temporary files are created with
-/// `O_EXCL|O_NOFOLLOW`, so a link planted at a temporary name is never written through.
-///
-/// Write failures (read-only folder, full disk, missing permission) are returned from `save`
-/// as a diagnostic once per run of failures — repeated failures stay quiet until a save
-/// succeeds again — and the kiosk keeps the mode in memory.
+/// Write failures (read-only folder, full disk, missing permission, a path longer than
+/// `PATH_MAX` or with a component longer than `NAME_MAX` — checked before any folder is made)
+/// are returned from `save` as a diagnostic once per run of failures — repeated failures stay
+/// quiet until a save succeeds again — and the kiosk keeps the mode in memory. Folders created
+/// by a save that then fails are removed again.
 public final class PreferencesStore {
     /// Files larger than this are refused unread (the real file is ~30 bytes).
     public static let sizeLimit = 64 * 1024
     /// The default mode: light, like `@AppStorage("isDarkMode") var isDarkMode = false`.
     public static let defaultIsDarkMode = false
+    /// Longest accepted path and path component (Linux `PATH_MAX` minus the terminating NUL,
+    /// `NAME_MAX`). The temporary name adds `.` + `.tmp-` + 16 hex digits to the file name.
+    public static let pathMax = 4095
+    public static let nameMax = 255
 
-    /// The preferences path as given (may be a symlink).
+    /// The preferences path as given.
     public let path: String
-    private var document = PreferencesDocument()
+    let folderPath: String
+    let fileName: String
+    /// What the file held at load (every key), for callers that read more than the mode.
+    public private(set) var loadedDocument = PreferencesDocument()
+    /// The keys this kiosk has saved during this run; merged over the file at every save.
+    private var ownValues = JSONObject()
     private var savingDisabledReason: String?
     private var failureReported = false
 
     var writer = AtomicFileWriter()
+    /// Called with the exact bytes of each write just before it starts (after the merge), e.g.
+    /// for a file watcher's `expectOwnWrite(bytes)`, so the kiosk's own save is not taken for
+    /// an outside change.
+    public var willWrite: (([UInt8]) -> Void)?
     /// Seconds since the epoch, for `.bad-<timestamp>` names; replaceable in tests.
     var now: () -> Int = { Int(time(nil)) }
-    /// `rename(2)`, replaceable in tests to simulate a bad file that cannot be moved aside
-    /// (root ignores permission bits, so a read-only folder cannot simulate it there).
-    var renameFile: (String, String) -> Int32 = { rename($0, $1) }
+    /// `renameat(2)` within the folder, replaceable in tests to simulate a bad file that cannot
+    /// be moved aside (root ignores permission bits, so a read-only folder cannot simulate it there).
+    var renameFile: (Int32, String, String) -> Int32 = { renameat($0, $1, $0, $2) }
+    /// Decides whether file bytes are a usable document; the schema is `PreferencesDocument`'s.
+    var validate: ([UInt8]) -> Result<JSONObject, PreferencesDocument.Problem> = { bytes in
+        PreferencesDocument.decode(bytes).map(\.object)
+    }
 
     /// - Parameter path: the file, e.g. `--prefs` or `PreferencesLocation.defaultPath(...)`.
     public init(path: String) {
         self.path = path
+        folderPath = FileIO.directoryName(path)
+        fileName = FileIO.baseName(path)
     }
 
     // MARK: - Load
@@ -77,51 +100,45 @@ public final class PreferencesStore {
     /// Reads the file once at start. Never throws: every problem becomes the default mode plus
     /// a diagnostic.
     public func load() -> PreferencesLoadResult {
-        document = PreferencesDocument()
+        loadedDocument = PreferencesDocument()
+        ownValues = JSONObject()
         savingDisabledReason = nil
         failureReported = false
-        removeStaleTemporaries()
-
-        guard let link = FileIO.lstatInfo(path) else {
+        if let tooLong = Self.lengthProblem(path) {
+            return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem,
+                                         diagnostic: "preferences file \(Self.shortened(path)) cannot be used (\(tooLong)); starting in light mode")
+        }
+        let dfd = Glibc.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else {
             let e = errno
             if e == ENOENT { return Self.fresh() }
-            return problem("cannot be examined (\(FileIO.errorText(e)))", file: path, moveAside: false)
+            return problemResult("cannot be examined (\(FileIO.errorText(e)))")
         }
-        var fileToRead = path
-        if (link.st_mode & S_IFMT) == S_IFLNK {
-            let destination = readLink(path) ?? "?"
-            guard let target = FileIO.statInfo(path) else {
-                let e = errno
-                let why = e == ENOENT ? "which does not exist" : "which cannot be reached (\(FileIO.errorText(e)))"
-                return problem("is a symbolic link to \(destination), \(why)", file: path, moveAside: true)
-            }
-            guard (target.st_mode & S_IFMT) == S_IFREG else {
-                return problem("is a symbolic link to a \(FileIO.fileType(target.st_mode)) (\(destination)), expected a regular file",
-                               file: path, moveAside: true)
-            }
-            fileToRead = resolvedPath(path) ?? path
-        }
+        defer { close(dfd) }
+        removeStaleTemporaries(dfd)
 
-        switch FileIO.readFile(at: fileToRead, limit: Self.sizeLimit) {
-        case .notFound:
+        switch examine(dfd) {
+        case .missing:
             return Self.fresh()
-        case .notRegularFile(let kind):
-            return problem("is a \(kind), expected a regular file", file: fileToRead, moveAside: true)
-        case .tooLarge(let size):
-            return problem("is too large (\(size) bytes or more, the limit is \(Self.sizeLimit))", file: fileToRead, moveAside: true)
-        case .failed(let reason):
-            return problem("cannot be read (\(reason))", file: fileToRead, moveAside: true)
-        case .bytes(let bytes):
-            switch PreferencesDocument.decode(bytes) {
-            case .failure(let p):
-                return problem(p.description, file: fileToRead, moveAside: true)
-            case .success(let doc):
-                document = doc
-                if let saved = doc.isDarkMode {
-                    return PreferencesLoadResult(isDarkMode: saved, source: .saved, diagnostic: nil)
-                }
-                return Self.fresh()
+        case .failed(let e):
+            return problemResult("cannot be examined (\(FileIO.errorText(e)))")
+        case .bad(let what):
+            var message = "preferences file \(path) \(what); starting in light mode"
+            switch keepAside(dfd) {
+            case .success(let kept):
+                message += "; the bad file was kept as \(kept)"
+            case .failure(let reason):
+                savingDisabledReason = "the bad preferences file \(path) could not be moved aside"
+                message += "; it could not be moved aside (\(reason)), so it will not be overwritten: changes are kept in memory only"
             }
+            return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem, diagnostic: message)
+        case .object(let object):
+            let doc = PreferencesDocument(object: object)
+            loadedDocument = doc
+            if let saved = doc.isDarkMode {
+                return PreferencesLoadResult(isDarkMode: saved, source: .saved, diagnostic: nil)
+            }
+            return Self.fresh()
         }
     }
 
@@ -129,32 +146,96 @@ public final class PreferencesStore {
         PreferencesLoadResult(isDarkMode: defaultIsDarkMode, source: .defaultNothingSaved, diagnostic: nil)
     }
 
-    private func problem(_ what: String, file: String, moveAside: Bool) -> PreferencesLoadResult {
-        var message = "preferences file \(file) \(what); starting in light mode"
-        if moveAside {
-            switch keepAside(file) {
-            case .success(let kept):
-                message += "; the bad file was kept as \(kept)"
-            case .failure(let reason):
-                savingDisabledReason = "the bad preferences file \(file) could not be moved aside"
-                message += "; it could not be moved aside (\(reason)), so it will not be overwritten: changes are kept in memory only"
-            }
-        }
-        return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem, diagnostic: message)
+    private func problemResult(_ what: String) -> PreferencesLoadResult {
+        PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem,
+                              diagnostic: "preferences file \(path) \(what); starting in light mode")
     }
 
-    /// Renames `file` to `file.bad-<UTC timestamp>` (plus `-2`, `-3`, … if taken).
-    private func keepAside(_ file: String) -> Result<String, FileAsideError> {
-        let base = "\(file).bad-\(FileIO.utcTimestamp(now()))"
+    /// `path` for messages: paths over 160 bytes show their first 80 and last 60 characters.
+    static func shortened(_ path: String) -> String {
+        guard path.utf8.count > 160 else { return path }
+        return "\(path.prefix(80))…\(path.suffix(60))"
+    }
+
+    /// Why `path` is too long for the file system, or nil.
+    static func lengthProblem(_ path: String) -> String? {
+        let tmpExtra = 1 + 5 + 16  // "." + ".tmp-" + 16 hex digits
+        if path.utf8.count + tmpExtra > pathMax {
+            return "the path is \(path.utf8.count) bytes long, the limit is \(pathMax - tmpExtra)"
+        }
+        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        for (i, c) in components.enumerated() {
+            let limit = i == components.count - 1 ? nameMax - tmpExtra : nameMax
+            if c.utf8.count > limit {
+                let shown = c.utf8.count > 40 ? "\(c.prefix(20))…" : String(c)
+                return "the name '\(shown)' is \(c.utf8.count) bytes long, the limit is \(limit)"
+            }
+        }
+        return nil
+    }
+
+    /// What is at the preferences name in the folder, examined without following a link.
+    private enum Found {
+        case missing
+        case object(JSONObject)
+        case bad(String)
+        case failed(Int32)
+    }
+
+    private func examine(_ dfd: Int32) -> Found {
+        var st = stat()
+        guard fstatat(dfd, fileName, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+            let e = errno
+            return e == ENOENT ? .missing : .failed(e)
+        }
+        if (st.st_mode & S_IFMT) == S_IFLNK {
+            let destination = readLink(dfd) ?? "?"
+            let resolved = FileIO.join(folderPath, destination)
+            let what: String
+            if let t = FileIO.statInfo(resolved) {
+                what = "which is a \(FileIO.fileType(t.st_mode))"
+            } else {
+                let e = errno
+                what = e == ENOENT ? "which does not exist" : "which cannot be reached (\(FileIO.errorText(e)))"
+            }
+            return .bad("is a symbolic link to \(resolved), \(what) (links are not followed, expected a regular file)")
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .bad("is a \(FileIO.fileType(st.st_mode)), expected a regular file") }
+        let fd = openat(dfd, fileName, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            if e == ENOENT { return .missing }
+            if e == ELOOP { return .bad("is a symbolic link (it appeared while being opened); links are not followed, expected a regular file") }
+            return .bad("cannot be read (\(FileIO.errorText(e)))")
+        }
+        defer { close(fd) }
+        switch FileIO.readOpenFile(fd, limit: Self.sizeLimit) {
+        case .notFound: return .missing
+        case .notRegularFile(let kind): return .bad("is a \(kind), expected a regular file")
+        case .tooLarge(let size): return .bad("is too large (\(size) bytes or more, the limit is \(Self.sizeLimit))")
+        case .failed(let reason): return .bad("cannot be read (\(reason))")
+        case .bytes(let bytes):
+            switch validate(bytes) {
+            case .failure(let p): return .bad(p.description)
+            case .success(let object): return .object(object)
+            }
+        }
+    }
+
+    /// Renames the entry (never its link destination) to `<name>.bad-<UTC timestamp>` (plus
+    /// `-2`, `-3`, … if taken), within the folder.
+    private func keepAside(_ dfd: Int32) -> Result<String, FileAsideError> {
+        let base = "\(fileName).bad-\(FileIO.utcTimestamp(now()))"
         var candidate = base
         var n = 1
-        while FileIO.lstatInfo(candidate) != nil {
+        var st = stat()
+        while fstatat(dfd, candidate, &st, AT_SYMLINK_NOFOLLOW) == 0 {
             n += 1
             guard n < 1000 else { return .failure(FileAsideError(reason: "too many kept files")) }
             candidate = "\(base)-\(n)"
         }
-        guard renameFile(file, candidate) == 0 else { return .failure(FileAsideError(reason: FileIO.errorText(errno))) }
-        return .success(candidate)
+        guard renameFile(dfd, fileName, candidate) == 0 else { return .failure(FileAsideError(reason: FileIO.errorText(errno))) }
+        return .success(FileIO.join(folderPath, candidate))
     }
 
     private struct FileAsideError: Error, CustomStringConvertible {
@@ -164,24 +245,68 @@ public final class PreferencesStore {
 
     // MARK: - Save
 
-    /// Saves the committed mode, keeping every other key. Returns a diagnostic for stderr when
-    /// the write failed and this run of failures has not been reported yet; nil otherwise. The
-    /// caller keeps running with the mode in memory either way.
+    /// Saves the committed mode (see `save(values:)`).
     @discardableResult
     public func save(isDarkMode: Bool) -> String? {
+        save(values: JSONObject([JSONMember(key: PreferencesDocument.isDarkModeKey, value: .bool(isDarkMode))]))
+    }
+
+    /// Saves the kiosk's `values`: re-reads the file, sets each of the kiosk's keys (every key
+    /// saved during this run, the newest value winning) over the object found now, and
+    /// replaces the file atomically. A bad entry found now is kept aside first (as at load).
+    /// Returns a diagnostic for stderr when something went wrong and this run of failures has
+    /// not been reported yet; nil otherwise. The caller keeps running with the mode in memory.
+    @discardableResult
+    public func save(values: JSONObject) -> String? {
+        for m in values.members { ownValues[m.key] = m.value }
         if let reason = savingDisabledReason { return reportOnce("not saving preferences: \(reason)") }
-        document.isDarkMode = isDarkMode
-        let target = writeTarget()
+        if let tooLong = Self.lengthProblem(path) {
+            return reportOnce("could not save preferences to \(Self.shortened(path)): \(tooLong); the mode is kept in memory")
+        }
+        var created: [String] = []
         do {
-            try makeFolder(FileIO.directoryName(target))
-            try writer.write(document.encoded, to: target)
-            failureReported = false
-            return nil
-        } catch where error.step == .syncFolder {
-            // The new file is in place; only its durability across power loss is in doubt.
-            return reportOnce("preferences saved to \(target), but \(error)")
+            try makeFolder(folderPath, created: &created)
         } catch {
-            return reportOnce("could not save preferences to \(target): \(error); the mode is kept in memory")
+            removeFolders(created)
+            return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
+        }
+        let dfd = Glibc.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dfd >= 0 else {
+            let e = errno
+            removeFolders(created)
+            return reportOnce("could not save preferences to \(path): could not open the folder \(folderPath): \(FileIO.errorText(e)); the mode is kept in memory")
+        }
+        defer { close(dfd) }
+
+        var object = JSONObject()
+        var note: String?
+        switch examine(dfd) {
+        case .missing: break
+        case .object(let found): object = found
+        case .failed(let e):
+            return reportOnce("could not save preferences to \(path): it cannot be examined (\(FileIO.errorText(e))); the mode is kept in memory")
+        case .bad(let what):
+            switch keepAside(dfd) {
+            case .success(let kept):
+                note = "preferences file \(path) \(what) (changed while the kiosk ran); the bad file was kept as \(kept) and a new file written"
+            case .failure(let reason):
+                return reportOnce("not saving preferences: the file \(path) \(what) and could not be moved aside (\(reason)), so it is not overwritten; the mode is kept in memory")
+            }
+        }
+        for m in ownValues.members { object[m.key] = m.value }
+        let bytes = PreferencesDocument(object: object).encoded
+        willWrite?(bytes)
+        do throws(AtomicFileWriter.Failure) {
+            try writer.write(bytes, name: fileName, folder: dfd, folderPath: folderPath)
+            failureReported = false
+            return note
+        } catch {
+            if error.step == .syncFolder {
+                // The new file is in place; only its durability across power loss is in doubt.
+                return note ?? reportOnce("preferences saved to \(path), but \(error)")
+            }
+            removeFolders(created)
+            return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
         }
     }
 
@@ -191,34 +316,31 @@ public final class PreferencesStore {
         return message
     }
 
-    /// The resolved file for a symlink to a regular file, else the path itself (a rename then
-    /// replaces whatever is there, a link included, without following it).
-    private func writeTarget() -> String {
-        guard let l = FileIO.lstatInfo(path), (l.st_mode & S_IFMT) == S_IFLNK,
-              let t = FileIO.statInfo(path), (t.st_mode & S_IFMT) == S_IFREG,
-              let resolved = resolvedPath(path) else { return path }
-        return resolved
-    }
-
-    /// Creates `folder` and its missing parents (mode 0700).
-    private func makeFolder(_ folder: String) throws(AtomicFileWriter.Failure) {
+    /// Creates `folder` and its missing parents (mode 0700), recording what it made.
+    private func makeFolder(_ folder: String, created: inout [String]) throws(AtomicFileWriter.Failure) {
         if let st = FileIO.statInfo(folder), (st.st_mode & S_IFMT) == S_IFDIR { return }
         let parent = FileIO.directoryName(folder)
-        if parent != folder && parent != "/" && parent != "." { try makeFolder(parent) }
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+        if parent != folder && parent != "/" && parent != "." { try makeFolder(parent, created: &created) }
+        if mkdir(folder, 0o700) == 0 {
+            created.append(folder)
+        } else if errno != EEXIST {
             throw AtomicFileWriter.Failure(step: .createFolder, path: folder, reason: FileIO.errorText(errno))
         }
+    }
+
+    /// Removes folders this save created (deepest first; only if still empty).
+    private func removeFolders(_ created: [String]) {
+        for f in created.reversed() { rmdir(f) }
     }
 
     // MARK: - Helpers
 
     /// Removes `.preferences.json.tmp-*` regular files left by an interrupted write (older than
     /// a minute, so a concurrent writer's file is left alone). Never follows links.
-    private func removeStaleTemporaries() {
-        let target = writeTarget()
-        let folder = FileIO.directoryName(target)
-        let prefix = ".\(FileIO.baseName(target)).tmp-"
-        guard let dir = opendir(folder) else { return }
+    private func removeStaleTemporaries(_ dfd: Int32) {
+        let prefix = ".\(fileName).tmp-"
+        let dupfd = dup(dfd)
+        guard dupfd >= 0, let dir = fdopendir(dupfd) else { if dupfd >= 0 { close(dupfd) }; return }
         defer { closedir(dir) }
         let cutoff = now() - 60
         while let entry = readdir(dir) {
@@ -226,23 +348,17 @@ public final class PreferencesStore {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             guard name.hasPrefix(prefix) else { continue }
-            let full = FileIO.join(folder, name)
-            if let st = FileIO.lstatInfo(full), (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_mtim.tv_sec) < cutoff {
-                unlink(full)
+            var st = stat()
+            if fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_mtim.tv_sec) < cutoff {
+                unlinkat(dfd, name, 0)
             }
         }
     }
 
-    private func readLink(_ p: String) -> String? {
+    private func readLink(_ dfd: Int32) -> String? {
         var buf = [CChar](repeating: 0, count: 4097)
-        let n = readlink(p, &buf, 4096)
+        let n = readlinkat(dfd, fileName, &buf, 4096)
         guard n >= 0 else { return nil }
         return String(decoding: buf[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private func resolvedPath(_ p: String) -> String? {
-        guard let r = realpath(p, nil) else { return nil }
-        defer { free(r) }
-        return String(cString: r)
     }
 }

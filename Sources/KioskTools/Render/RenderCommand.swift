@@ -32,7 +32,7 @@ public enum RenderCommand {
     public static func run(_ o: RenderOptions, theme: PageTheme = .standard) throws(KioskError) {
         let pix = image(o, theme: theme)
         do { try PNGFile.write(pix, to: o.outPath) } catch {
-            throw .runtime("render: cannot write \(o.outPath): \(error)")
+            throw .runtime("render --out: \(error)")
         }
     }
 }
