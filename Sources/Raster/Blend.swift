@@ -157,12 +157,52 @@ public enum Blend {
     @inlinable @inline(__always)
     static func fullLayer(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                           opacity: UInt32) {
-        if opacity == 255 {
-            for i in 0..<count { dst[i] = over(source[i], dst[i]) }
-        } else {
-            // Whole-layer opacity: scale, then blend (two roundings, each exact to half a level,
-            // so within one level of the exact result; tested against direct drawing).
-            for i in 0..<count { dst[i] = over(scale(source[i], opacity), dst[i]) }
+        // The source row splits into runs: transparent (skipped: `over(0, d) = d`), opaque at
+        // full opacity (copied: `over(s, d) = s` when s.a = 255, exactly, since scale(d, 0) = 0),
+        // and the rest, blended by a branch-free loop. Same bytes as blending every pixel.
+        var i = 0
+        while i < count {
+            let s = source[i]
+            var j = i &+ 1
+            if s == 0 {
+                while j < count && source[j] == 0 { j &+= 1 }
+            } else if opacity == 255 && s >= 0xFF00_0000 {
+                while j < count && source[j] >= 0xFF00_0000 { j &+= 1 }
+                (dst + i).update(from: source + i, count: j &- i)
+            } else if opacity == 255 {
+                while j < count && source[j] != 0 && source[j] < 0xFF00_0000 { j &+= 1 }
+                for k in i..<j { dst[k] = over(source[k], dst[k]) }
+            } else {
+                // Whole-layer opacity: scale, then blend (two roundings, each exact to half a
+                // level, so within one level of the exact result; tested against direct drawing).
+                while j < count && source[j] != 0 { j &+= 1 }
+                for k in i..<j { dst[k] = over(scale(source[k], opacity), dst[k]) }
+            }
+            i = j
+        }
+    }
+
+    /// `dst = src over color` for a row: a layer composited onto a solid fill in one write per
+    /// pixel, without reading `dst` (same bytes as filling with `color`, then `layerSpan` at
+    /// opacity 255 without mask).
+    @inlinable
+    public static func overColorSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+                                     color: UInt32) {
+        var i = 0
+        while i < count {
+            let s = source[i]
+            var j = i &+ 1
+            if s == 0 {
+                while j < count && source[j] == 0 { j &+= 1 }
+                (dst + i).update(repeating: color, count: j &- i)
+            } else if s >= 0xFF00_0000 {
+                while j < count && source[j] >= 0xFF00_0000 { j &+= 1 }
+                (dst + i).update(from: source + i, count: j &- i)
+            } else {
+                while j < count && source[j] != 0 && source[j] < 0xFF00_0000 { j &+= 1 }
+                for k in i..<j { dst[k] = over(source[k], color) }
+            }
+            i = j
         }
     }
 
