@@ -157,28 +157,12 @@ public enum Blend {
     @inlinable @inline(__always)
     static func fullLayer(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                           opacity: UInt32) {
-        // The source row splits into runs: transparent (skipped: `over(0, d) = d`), opaque at
-        // full opacity (copied: `over(s, d) = s` when s.a = 255, exactly, since scale(d, 0) = 0),
-        // and the rest, blended by a branch-free loop. Same bytes as blending every pixel.
-        var i = 0
-        while i < count {
-            let s = source[i]
-            var j = i &+ 1
-            if s == 0 {
-                while j < count && source[j] == 0 { j &+= 1 }
-            } else if opacity == 255 && s >= 0xFF00_0000 {
-                while j < count && source[j] >= 0xFF00_0000 { j &+= 1 }
-                (dst + i).update(from: source + i, count: j &- i)
-            } else if opacity == 255 {
-                while j < count && source[j] != 0 && source[j] < 0xFF00_0000 { j &+= 1 }
-                for k in i..<j { dst[k] = over(source[k], dst[k]) }
-            } else {
-                // Whole-layer opacity: scale, then blend (two roundings, each exact to half a
-                // level, so within one level of the exact result; tested against direct drawing).
-                while j < count && source[j] != 0 { j &+= 1 }
-                for k in i..<j { dst[k] = over(scale(source[k], opacity), dst[k]) }
-            }
-            i = j
+        if opacity == 255 {
+            for i in 0..<count { dst[i] = over(source[i], dst[i]) }
+        } else {
+            // Whole-layer opacity: scale, then blend (two roundings, each exact to half a level,
+            // so within one level of the exact result; tested against direct drawing).
+            for i in 0..<count { dst[i] = over(scale(source[i], opacity), dst[i]) }
         }
     }
 
@@ -188,19 +172,28 @@ public enum Blend {
     @inlinable
     public static func overColorSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                      color: UInt32) {
+        // A composed control is mostly transparent (outside the capsule) or opaque (inside):
+        // those runs are a fill and a copy, found two pixels at a time; the few partial pixels
+        // (edges, shadows) take `s + color·(255 − s.a)/255` from a table of the 256 tints.
+        let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
+        defer { lut.deallocate() }
+        for k in 0..<256 { lut[k] = scale(color, UInt32(k)) }
+        let raw = UnsafeRawPointer(source)
+        let opaque2: UInt64 = 0xFF00_0000_FF00_0000
         var i = 0
         while i < count {
             let s = source[i]
             var j = i &+ 1
             if s == 0 {
+                while j &+ 2 <= count && raw.loadUnaligned(fromByteOffset: j &* 4, as: UInt64.self) == 0 { j &+= 2 }
                 while j < count && source[j] == 0 { j &+= 1 }
                 (dst + i).update(repeating: color, count: j &- i)
             } else if s >= 0xFF00_0000 {
+                while j &+ 2 <= count && raw.loadUnaligned(fromByteOffset: j &* 4, as: UInt64.self) & opaque2 == opaque2 { j &+= 2 }
                 while j < count && source[j] >= 0xFF00_0000 { j &+= 1 }
                 (dst + i).update(from: source + i, count: j &- i)
             } else {
-                while j < count && source[j] != 0 && source[j] < 0xFF00_0000 { j &+= 1 }
-                for k in i..<j { dst[k] = over(source[k], color) }
+                dst[i] = s &+ lut[Int(255 &- (s &>> 24))]
             }
             i = j
         }
