@@ -43,8 +43,6 @@ public final class KioskApp {
     public private(set) var layout: PageLayout
     private var interaction: ToggleInteraction
     private var renderer: ToggleRenderer
-    /// The toggle flattened into one sprite; every path draws the page as fill + this sprite.
-    private var composed: ComposedToggle
     private let canvas: Canvas
     /// Page darkness 0…1 (cross-fades on commit).
     private var pageFade: ProgressAnimation
@@ -65,7 +63,6 @@ public final class KioskApp {
                             scale: options.scale, toggleWidth: options.toggleWidth)
         interaction = ToggleInteraction(metrics: layout.metrics, isOn: isDarkMode, reduceMotion: options.reduceMotion)
         renderer = ToggleRenderer(width: options.toggleWidth, scale: options.scale)
-        composed = ComposedToggle(renderer: renderer)
         frame = Pixmap(width: options.pixelWidth, height: options.pixelHeight)
         canvas = Canvas(frame)
         pageFade = .still(isDarkMode ? 1 : 0)
@@ -115,11 +112,7 @@ public final class KioskApp {
         layout = PageLayout(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, toggleWidth: options.toggleWidth)
         frame.reset(width: pixelWidth, height: pixelHeight)
         canvas.retarget(frame)
-        if scaleChanged {
-            renderer = ToggleRenderer(width: options.toggleWidth, scale: scale)
-            composed = ComposedToggle(renderer: renderer)
-        }
-        composed.invalidate()
+        if scaleChanged { renderer = ToggleRenderer(width: options.toggleWidth, scale: scale) }
         shownPage = nil
         shownToggle = nil
     }
@@ -127,7 +120,6 @@ public final class KioskApp {
     /// Forgets what the frame shows, so the next `renderFrame` redraws the whole page (e.g.
     /// after the host lost its window contents).
     public func invalidate() {
-        composed.invalidate()
         shownPage = nil
         shownToggle = nil
     }
@@ -198,16 +190,15 @@ public final class KioskApp {
         let page = pageColor(at: time).premultiplied8.packed
         let toggle = toggleFrameState(at: time)
         var dirty: [IntRect] = []
-        let origin = layout.toggleOrigin
         if !incremental || page != shownPage {
-            // The cross-fade path: the composed toggle is brought to this frame (only what moved
-            // is re-composed; nothing when the toggle is still), then fill + composite in one pass.
-            composed.update(toggle, cached: incremental)
-            composed.drawComposed(on: frame, page: page, rect: frame.bounds, origin: origin)
+            frame.fill(frame.bounds, with: page)
+            drawToggle(toggle, clip: frame.bounds)
             dirty = [frame.bounds]
         } else if toggle != shownToggle {
-            let changed = composed.update(toggle).offsetBy(dx: origin.x, dy: origin.y).intersection(frame.bounds)
-            composed.drawComposed(on: frame, page: page, rect: changed, origin: origin)
+            let changed = renderer.dirtyBounds(from: shownToggle, to: toggle, origin: layout.toggleOrigin)
+                .intersection(frame.bounds)
+            frame.fill(changed, with: page)
+            drawToggle(toggle, clip: changed)
             dirty = [changed]
         }
         shownPage = page
@@ -217,6 +208,13 @@ public final class KioskApp {
             if !r.isEmpty, !(dirty.first.map { $0.contains(r) } ?? false) { dirty.append(r) }
         }
         return dirty
+    }
+
+    private func drawToggle(_ toggle: ToggleFrame, clip: IntRect) {
+        canvas.clip = clip
+        renderer.draw(toggle, on: canvas, origin: layout.toggleOrigin, cached: incremental)
+        canvas.clip = frame.bounds
+        canvas.transform = .identity
     }
 
     /// Tells the FPS overlay how long the last frame took (host-measured, milliseconds).
