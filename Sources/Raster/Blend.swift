@@ -166,6 +166,39 @@ public enum Blend {
         }
     }
 
+    /// `dst = src over color` for a row: a layer composited onto a solid fill in one write per
+    /// pixel, without reading `dst` (same bytes as filling with `color`, then `layerSpan` at
+    /// opacity 255 without mask).
+    @inlinable
+    public static func overColorSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+                                     color: UInt32) {
+        // A composed control is mostly transparent (outside the capsule) or opaque (inside):
+        // those runs are a fill and a copy, found two pixels at a time; the few partial pixels
+        // (edges, shadows) take `s + color·(255 − s.a)/255` from a table of the 256 tints.
+        let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
+        defer { lut.deallocate() }
+        for k in 0..<256 { lut[k] = scale(color, UInt32(k)) }
+        let raw = UnsafeRawPointer(source)
+        let opaque2: UInt64 = 0xFF00_0000_FF00_0000
+        var i = 0
+        while i < count {
+            let s = source[i]
+            var j = i &+ 1
+            if s == 0 {
+                while j &+ 2 <= count && raw.loadUnaligned(fromByteOffset: j &* 4, as: UInt64.self) == 0 { j &+= 2 }
+                while j < count && source[j] == 0 { j &+= 1 }
+                (dst + i).update(repeating: color, count: j &- i)
+            } else if s >= 0xFF00_0000 {
+                while j &+ 2 <= count && raw.loadUnaligned(fromByteOffset: j &* 4, as: UInt64.self) & opaque2 == opaque2 { j &+= 2 }
+                while j < count && source[j] >= 0xFF00_0000 { j &+= 1 }
+                (dst + i).update(from: source + i, count: j &- i)
+            } else {
+                dst[i] = s &+ lut[Int(255 &- (s &>> 24))]
+            }
+            i = j
+        }
+    }
+
     @inlinable @inline(__always)
     static func partialLayer(_ dst: UnsafeMutablePointer<UInt32>, _ s: UInt32, opacity: UInt32, mask m: UInt32) {
         if s == 0 { return }

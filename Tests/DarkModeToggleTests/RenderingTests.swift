@@ -114,3 +114,32 @@ func renderToggle(width: Double, scale: Double, frame: ToggleFrame, cached: Bool
         #expect(close(dark.color(x: 30, y: 100), ToggleArt.Palette.nightSky, 4))
     }
 }
+
+/// The composed control (one sprite per control, re-composed only where the frame changed):
+/// after any sequence of frames, its sprite equals a sprite composed from scratch at the last
+/// frame, for both styles; an unchanged frame changes nothing.
+@Suite struct ComposedToggleTests {
+    static func bytes(_ s: Sprite) -> [UInt32] {
+        Array(UnsafeBufferPointer(start: s.pixmap.pixels, count: s.pixmap.width * s.pixmap.height))
+    }
+
+    @Test(arguments: ToggleStyle.allCases)
+    func incrementalCompositionEqualsFromScratch(style: ToggleStyle) {
+        let live = ComposedToggle(renderer: style.makeRenderer(width: 130, scale: 1))
+        let states: [(Double, Double, Double)] = [(0, 0, 0), (0, 0, 0.4), (0.3, 0.25, 0.5), (0.3, 0.25, 0.5),
+                                                  (0.8, 0.9, 1.3), (1, 1, 2.0), (1, 1, 2.7), (0, 0.1, 3.1)]
+        for (a, q, t) in states {
+            let frame = ToggleFrame(appearance: a, position: q, ambient: Ambient.state(time: t, reduceMotion: false))
+            let before = Self.bytes(live.composed(at: (0, 0)))
+            let changed = live.update(frame)
+            if changed.isEmpty { #expect(Self.bytes(live.composed(at: (0, 0))) == before) }
+            let fresh = ComposedToggle(renderer: style.makeRenderer(width: 130, scale: 1))
+            fresh.update(frame, cached: false)
+            let d = maxChannelDifference(live.composed(at: (0, 0)).pixmap, fresh.composed(at: (0, 0)).pixmap)
+            #expect(d.value <= 1, "\(style) p=\(a) q=\(q) t=\(t): differs by \(d.value) at \(d.x),\(d.y)")
+        }
+        // The same frame again: nothing to do.
+        let last = ToggleFrame(appearance: 0, position: 0.1, ambient: Ambient.state(time: 3.1, reduceMotion: false))
+        #expect(live.update(last).isEmpty)
+    }
+}

@@ -55,8 +55,11 @@ final class ToggleSpriteCache {
         c.retarget(pix, origin: (bounds.x, bounds.y))
         c.transform = transform
         draw(c)
-        let s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
-        if retained { s.indexRuns() }
+        var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained {
+            s = s.trimmed()
+            s.indexRuns()
+        }
         return s
     }
 

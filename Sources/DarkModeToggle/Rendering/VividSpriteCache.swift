@@ -32,6 +32,7 @@ final class VividSpriteCache {
     private let measure: Canvas
     private var clip, border, halo, sun, moon, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
+    private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var borrowed: [Pixmap] = []
     private var planeScratch: [Float] = []
     private var blurScratch: [Float] = []
@@ -61,8 +62,11 @@ final class VividSpriteCache {
         c.retarget(pix, origin: (bounds.x, bounds.y))
         c.transform = transform
         draw(c)
-        let s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
-        if retained { s.indexRuns() }
+        var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained {
+            s = s.trimmed()
+            s.indexRuns()
+        }
         return s
     }
 
@@ -82,20 +86,34 @@ final class VividSpriteCache {
         let sigma = art.radius * r.trackUnit
         let dx = Int((art.dx * r.trackUnit).rounded()), dy = Int((art.dy * r.trackUnit).rounded())
         let m = GaussianBlur.extent(sigma: sigma) + max(abs(dx), abs(dy))
-        let plane = src.bounds.insetBy(dx: -m, dy: -m)
+        let full = src.bounds.insetBy(dx: -m, dy: -m)
+        // Blur only around the content (a cloud bank's leaf covers the whole track frame but
+        // its content a fraction of it): the plane is the content's box grown by the margin,
+        // its top-left kept on the full plane's f×f block grid so the reduced-resolution blur
+        // averages the same blocks. Outside lies only what rounds to 0 anyway.
+        let content = src.contentBounds
+        let f = max(1, Int(sigma / 4))
+        var plane = content.isEmpty ? IntRect(x: full.x, y: full.y, width: 0, height: 0)
+                                    : content.insetBy(dx: -m, dy: -m).intersection(full)
+        let ax = (plane.x - full.x) % f, ay = (plane.y - full.y) % f
+        plane = IntRect(x: plane.x - ax, y: plane.y - ay, width: plane.width + ax, height: plane.height + ay)
         let w = plane.width, h = plane.height
-        if planeScratch.count < w * h { planeScratch = [Float](repeating: 0, count: w * h) }
-        let out = newPixmap(cut ?? plane)
-        let ob = cut ?? plane
+        if planeScratch.count < w * h { planeScratch = [Float](repeating: 0, count: max(1, w * h)) }
+        let ob = (cut ?? full).intersection(plane)
+        let out = newPixmap(ob)
         let tint = art.color.premultiplied8.packed
         let sp = src.pixmap
         planeScratch.withUnsafeMutableBufferPointer { vb in
             let v = vb.baseAddress!
             v.update(repeating: 0, count: w * h)
             for y in 0..<sp.height {
+                let py = y + src.origin.y + dy - plane.y
+                guard py >= 0 && py < h else { continue }
                 let row = sp.pixels + y * sp.stride
-                let base = (y + src.origin.y + dy - plane.y) * w + (src.origin.x + dx - plane.x)
-                for x in 0..<sp.width { v[base + x] = Float(row[x] &>> 24) * (1 / 255) }
+                let x0 = max(0, plane.x - src.origin.x - dx), x1 = min(sp.width, plane.maxX - src.origin.x - dx)
+                guard x1 > x0 else { continue }
+                let base = py * w + (src.origin.x + dx - plane.x)
+                for x in x0..<x1 { v[base + x] = Float(row[x] &>> 24) * (1 / 255) }
             }
             GaussianBlur.blur(v, width: w, height: h, sigma: sigma, scratch: &blurScratch)
             for y in 0..<ob.height {
@@ -141,8 +159,11 @@ final class VividSpriteCache {
                 }
             }
         }
-        let s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
-        if retained { s.indexRuns() }
+        var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained {
+            s = s.trimmed()
+            s.indexRuns()
+        }
         return s
     }
 
@@ -246,8 +267,16 @@ final class VividSpriteCache {
         return s
     }
 
-    /// One cloud bank's circles at full opacity (no shadow).
+    /// One cloud bank's circles at full opacity (no shadow); rasterized once, used by the
+    /// bank's sprite and by the outer shadows.
     private func cloudLeaf(_ i: Int) -> Sprite {
+        if let s = cloudLeaves[i] { return s }
+        let s = rasterCloudLeaf(i)
+        cloudLeaves[i] = s
+        return s
+    }
+
+    private func rasterCloudLeaf(_ i: Int) -> Sprite {
         let group = VividArt.cloudGroups[i]
         let k = VividArt.sceneScale, f = VividArt.innerFrame
         let sceneToDevice = Transform.scale(k, k).concatenating(.translation(f.minX, f.minY)).concatenating(trackTransform)
