@@ -7,6 +7,7 @@ import KioskEngine
 import KioskSupport
 import KioskTools
 import KioskSDL
+import AppearanceBus
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
@@ -61,6 +62,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
     if flags.checkOnly {
         print(settings.summary)
+        tzset()
+        if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
+            print(line)
+        }
         return 0
     }
     if settings.preferencesPath == nil {
