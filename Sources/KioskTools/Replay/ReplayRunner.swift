@@ -98,6 +98,8 @@ public struct ReplayRunner {
             case .toggle: location = Point(app.toggleFrame.minX + x, app.toggleFrame.minY + y)
             }
             return app.handle(PointerEvent(id: id, phase: phase, location: location, timestamp: t, device: device))
+        case .system:
+            return nil // FIXME(engine API): app.setSystemAppearance(a, at: t)
         }
     }
 
