@@ -61,6 +61,9 @@ public final class PreferencesStore {
     private var failureReported = false
 
     var writer = AtomicFileWriter()
+    /// Called with the exact bytes right before each save writes them (the kiosk tells its
+    /// preferences-file watcher, so its own writes are not taken for another program's).
+    public var willWrite: (([UInt8]) -> Void)?
     /// Seconds since the epoch, for `.bad-<timestamp>` names; replaceable in tests.
     var now: () -> Int = { Int(time(nil)) }
     /// `rename(2)`, replaceable in tests to simulate a bad file that cannot be moved aside
@@ -174,7 +177,9 @@ public final class PreferencesStore {
         let target = writeTarget()
         do {
             try makeFolder(FileIO.directoryName(target))
-            try writer.write(document.encoded, to: target)
+            let bytes = document.encoded
+            willWrite?(bytes)
+            try writer.write(bytes, to: target)
             failureReported = false
             return nil
         } catch where error.step == .syncFolder {
