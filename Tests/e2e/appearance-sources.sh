@@ -100,7 +100,7 @@ presented_after() {
     local deadline=$((SECONDS + 5)) got
     while :; do
         got=$(grep -o "timing: $2 arrived at monotonic [0-9.]*; first changed frame presented at monotonic [0-9.]*" "$E2E_TMP/app.err" \
-              | awk -v s="$1" '{ a = $(NF - 6) + 0; p = $NF + 0; if (a >= s) { printf "%.2f\n", (p - s) * 1000; exit } }' || true)
+              | awk -v s="$1" '{ a = $(NF - 7) + 0; p = $NF + 0; if (a >= s) { printf "%.2f\n", (p - s) * 1000; exit } }' || true)
         [ -n "$got" ] && { echo "$got"; return 0; }
         [ $SECONDS -lt $deadline ] || fail "no timing line for $2 after monotonic $1"
         sleep 0.02
