@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
         .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance"], resources: [.copy("Traces")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
-        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine"]),
+        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
     ]

@@ -1,4 +1,5 @@
 import Appearance
+import Glibc
 import AppearanceBus
 import KioskEngine
 import KioskSDL
@@ -33,11 +34,23 @@ final class LiveAppearance {
         store?.willWrite = { bytes in runner.expectOwnWrite(bytes) }
     }
 
-    func start() {
+    /// Starts the sources. The preferences file's folder is created first (as the first save
+    /// would), so other programs' changes are followed from the start.
+    func start(preferencesPath: String?) {
+        if let path = preferencesPath { Self.makeFolders(FileIO.directoryName(path)) }
         if !link.start() { StandardError.log("appearance sources: could not start their thread; \"system\" means light") }
     }
 
     func stop() { link.stop() }
+
+    /// `mkdir -p` with mode 0700; failures are left to the watcher's own log line.
+    static func makeFolders(_ folder: String) {
+        guard !folder.isEmpty, folder != "/", folder != "." else { return }
+        var st = stat()
+        if stat(folder, &st) == 0 { return }
+        makeFolders(FileIO.directoryName(folder))
+        _ = mkdir(folder, 0o700)
+    }
 
     /// The sources' first arbitrated answer (no preference when they take too long).
     func initialAppearance() -> SystemAppearance {
