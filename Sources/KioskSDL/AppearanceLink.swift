@@ -88,17 +88,3 @@ public final class AppearanceLink: Sendable {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
-
-/// A registered SDL user event and what the host does with it: `handle` runs on the SDL loop
-/// with the app and the host clock's now, and returns a timing note when it changed the page
-/// (with `DARKMODE_KIOSK_TIMING=1` the host prints it with the CLOCK_MONOTONIC time the first
-/// changed frame was presented).
-public struct HostUserEvent {
-    public var type: UInt32
-    public var handle: (KioskApp, Double) -> String?
-
-    public init(type: UInt32, handle: @escaping (KioskApp, Double) -> String?) {
-        self.type = type
-        self.handle = handle
-    }
-}

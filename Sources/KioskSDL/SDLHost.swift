@@ -18,7 +18,7 @@ public enum SDLHost {
     /// Escape in windowed mode), 1 when no display can be opened (one message on stderr).
     /// Set `DARKMODE_KIOSK_TIMING=1` for start-up and present timing on stderr.
     public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
-                           onCommit: @escaping (Bool) -> Void = { _ in }, userEvent: HostUserEvent? = nil) -> Int32 {
+                           onCommit: @escaping (Bool) -> Void = { _ in }) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
@@ -42,7 +42,6 @@ public enum SDLHost {
                                        processAgeKnown: processAge != nil) else {
             return 1
         }
-        session.userEvent = userEvent
         return session.run(makeApp: makeApp, onCommit: onCommit)
     }
 
@@ -84,10 +83,6 @@ private final class SDLSession {
 
     private var quit = false
     private var onCommit: (Bool) -> Void = { _ in }
-    /// A registered user event (the appearance sources) and its handler.
-    var userEvent: HostUserEvent?
-    /// Timing notes waiting for the next presented frame (DARKMODE_KIOSK_TIMING=1).
-    private var pendingTimingNotes: [String] = []
     private var needsPresent = true
     private var needsFullUpload = true
     private var title = ""
@@ -187,8 +182,6 @@ private final class SDLSession {
         self.onCommit = onCommit
         guard preparePresenter() else { return 1 }
         let app = makeApp(viewport.geometry)
-        // Whatever the user event's source queued before SDL's event queue existed.
-        if let u = userEvent { _ = u.handle(app, clock.now()) }
         if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight {
             app.resize(pixelWidth: viewport.pagePixelWidth, pixelHeight: viewport.pagePixelHeight, scale: viewport.scale)
         }
@@ -256,13 +249,6 @@ private final class SDLSession {
                 presentIntervals.append((start - last) * 1000)
             }
         }
-        if !pendingTimingNotes.isEmpty {
-            let presented = AppearanceLink.monotonicSeconds()
-            for note in pendingTimingNotes {
-                Diagnostics.printError("darkmode-kiosk: timing: \(note); first changed frame presented at monotonic \(fixed(presented, 6))")
-            }
-            pendingTimingNotes.removeAll()
-        }
         pacer.framePresented(interval: lastPresentStart.map { start - $0 })
         // Frame time: the interval since the previous presented frame of this burst; the
         // first frame after idle reports its own render-and-present time.
@@ -328,9 +314,7 @@ private final class SDLSession {
             let m = event.motion
             pointer(.mouseMotion(which: m.which, leftHeld: m.state & 1 != 0, x: m.x, y: m.y), m.timestamp, app)
         default:
-            if let u = userEvent, type == u.type, let note = u.handle(app, clock.now()), timing {
-                pendingTimingNotes.append(note)
-            }
+            break
         }
     }
 
