@@ -23,6 +23,9 @@ final class FrameLoop {
     private var windowCloseSeen = false
     private var lastPresentStart: Double?
     private var firstFramePresented = false
+    /// When the current loop pass woke up (after its wait): the frame's work includes the
+    /// events handled before it (commits among them).
+    private var wokeAt = 0.0
 
     init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver],
          eventHandler: HostEventHandler?, onCommit: @escaping (Bool) -> Void) {
@@ -63,6 +66,7 @@ final class FrameLoop {
         window.show()
         SDL_PumpEvents()
         relayout(app)
+        wokeAt = clock.now()
         frame(app)
         window.enterFullScreen()
         relayout(app)
@@ -77,6 +81,7 @@ final class FrameLoop {
                 lastPresentStart = nil
                 let timeout = service.idleTimeout(now: clock.now())
                 if SDL_WaitEventTimeout(&event, timeout) == 1 {
+                    wokeAt = clock.now()
                     handle(event, app)
                 } else if timeout < 0 {
                     exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
@@ -85,6 +90,7 @@ final class FrameLoop {
             } else {
                 let wait = pacer.delay(at: clock.now())
                 if wait >= 0.001 { SDL_Delay(UInt32(wait * 1000)) }
+                wokeAt = clock.now()
             }
             while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
             service.pingIfDue(now: clock.now())
@@ -117,7 +123,9 @@ final class FrameLoop {
         lastPresentStart = start
         let isFirst = !firstFramePresented
         firstFramePresented = true
-        for o in observers { o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst) }
+        for o in observers {
+            o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
+        }
         if isFirst { service.ready(status: app.accessibilitySummary) }
     }
 

@@ -4,8 +4,9 @@ import KioskSupport
 /// Watches the frame loop: told about every presented frame and the end of the loop.
 protocol FrameObserver: AnyObject {
     /// A frame began at `start` and was presented at `end` (host clock seconds); `interval`
-    /// is the time since the previous presented frame of the same animation burst.
-    func framePresented(start: Double, end: Double, interval: Double?, isFirst: Bool)
+    /// is the time since the previous presented frame of the same animation burst; `workStart`
+    /// when the loop pass that made it woke up (its events, commits included, came first).
+    func framePresented(start: Double, end: Double, interval: Double?, isFirst: Bool, workStart: Double)
     func loopEnded()
 }
 
@@ -17,6 +18,10 @@ final class TimingObserver: FrameObserver {
     var windowCreatedAt: Double = 0
     private var presentDurations: [Double] = []
     private var presentIntervals: [Double] = []
+    /// Loop passes (events + render + upload + present) longer than a 60 Hz frame, and the longest.
+    private var overBudget = 0
+    private var longestWork = 0.0
+    static let budget = 1.0 / 60
     /// What to say about the window (driver, presenter, viewport) when the first frame is out.
     var describe: () -> String = { "" }
     var pacerSummary: () -> String = { "" }
@@ -27,7 +32,12 @@ final class TimingObserver: FrameObserver {
         self.sessionStartedAt = sessionStartedAt
     }
 
-    func framePresented(start: Double, end: Double, interval: Double?, isFirst: Bool) {
+    func framePresented(start: Double, end: Double, interval: Double?, isFirst: Bool, workStart: Double) {
+        if !isFirst {
+            let work = end - workStart
+            if work > Self.budget { overBudget += 1 }
+            longestWork = max(longestWork, work)
+        }
         if presentDurations.count < 100_000 { presentDurations.append((end - start) * 1000) }
         if let interval, presentIntervals.count < 100_000 { presentIntervals.append(interval * 1000) }
         guard isFirst else { return }
@@ -44,6 +54,8 @@ final class TimingObserver: FrameObserver {
         Diagnostics.printError(
             "darkmode-kiosk: timing: \(presentDurations.count) frames presented; median render+upload+present "
                 + "\(median(presentDurations)) ms, median interval between animation frames \(median(presentIntervals)) ms "
-                + "(" + pacerSummary() + ")", priority: .info)
+                + "(" + pacerSummary() + "); \(overBudget) frames over \(fixed(Self.budget * 1000, 1)) ms of loop work "
+                + "(events + render + upload + present), longest \(fixed(longestWork * 1000, 1)) ms (first frame not counted)",
+            priority: .info)
     }
 }

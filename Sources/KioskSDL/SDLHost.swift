@@ -18,11 +18,14 @@ public enum SDLHost {
     /// Returns the process exit status: 0 after SIGTERM, SIGINT, the window closed, or Escape
     /// in windowed mode; 1 when no display can be opened, or the display connection ends
     /// (compositor or X server gone), with one line on stderr. `STOPPING=1` is sent before
-    /// returning; the caller flushes its writer after. Set `DARKMODE_KIOSK_TIMING=1` for
+    /// returning; the caller flushes its writer after. When the X server goes away Xlib ends
+    /// the process itself: then the host logs its line, calls `beforeExit` (flush there too),
+    /// sends STOPPING=1 and exits with status 1. Set `DARKMODE_KIOSK_TIMING=1` for
     /// start-up and present timing on stderr.
     public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
                            onCommit: @escaping (Bool) -> Void = { _ in },
-                           eventHandler: HostEventHandler? = nil) -> Int32 {
+                           eventHandler: HostEventHandler? = nil,
+                           beforeExit: @escaping () -> Void = {}) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
@@ -46,6 +49,15 @@ public enum SDLHost {
         let timingObserver = timing ? TimingObserver(startedAt: startedAt, processAgeKnown: processAge != nil,
                                                      sessionStartedAt: clock.now()) : nil
         var service = ServiceLink()
+        if driver == "x11" {
+            let notifier = service.notifier
+            DisplayLoss.watchX11 {
+                let exit = HostExit.displayLost(driver: driver)
+                if let line = exit.logLine { Diagnostics.printError(line) }
+                beforeExit()
+                notifier.stopping(status: exit.logLine ?? "display lost")
+            }
+        }
         guard let window = KioskWindow(options: options) else {
             service.stopping(status: "no display")
             return 1

@@ -76,7 +76,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let status = SDLHost.run(host, makeApp: { page in
         KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
                  isDarkMode: isDark)
-    }, onCommit: { saver?.commit(isDarkMode: $0) })
+    }, onCommit: { saver?.commit(isDarkMode: $0) }, beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
 }
