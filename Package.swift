@@ -42,10 +42,10 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
         .target(name: "CoalescingWriter"),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "Appearance"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Appearance"]),
         // The SDL2 host.
-        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "Appearance", "AppearanceBus"]),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "Appearance", "AppearanceBus"]),
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "SystemdNotify", "Appearance", "AppearanceBus"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus"]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
         .testTarget(name: "RasterTests", dependencies: ["Raster"], resources: [.copy("Goldens")]),

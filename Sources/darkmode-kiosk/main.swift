@@ -8,6 +8,7 @@ import KioskSupport
 import KioskTools
 import KioskSDL
 import AppearanceBus
+import SystemdNotify
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
@@ -56,7 +57,8 @@ func main() -> Int32 {
 }
 
 /// `darkmode-kiosk [run]`: config + flags, the saved mode, then the SDL host. The first frame
-/// already shows the saved mode; every commit is written to the preferences file at once.
+/// already shows the saved mode; every commit goes to a background writer (no file I/O on the
+/// frame path), flushed with a bounded wait on every exit path.
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
@@ -72,12 +74,16 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
     let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
+    let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
+                                             log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
                            rotation: settings.rotate, scale: settings.scale)
-    return SDLHost.run(host, makeApp: { page in
+    let status = SDLHost.run(host, makeApp: { page in
         KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
                  isDarkMode: isDark)
-    }, onCommit: { store?.saveReporting(isDarkMode: $0) })
+    }, onCommit: { saver?.commit(isDarkMode: $0) }, beforeExit: { _ = saver?.close(timeout: 2) })
+    if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
+    return status
 }
 
 /// The process environment as a dictionary (what `RunSettings` reads XDG paths from).
