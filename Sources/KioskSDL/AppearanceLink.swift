@@ -1,18 +1,17 @@
 import Appearance
-import KioskEngine
 import AppearanceBus
-import CSDL2
 import Glibc
 import Synchronization
 
 /// The live appearance sources in the SDL host: owns an `AppearanceRunner` (portal, light
 /// sensor, schedule, preferences-file watcher on one helper thread) and carries its events to
-/// the SDL loop. The runner's callback only queues the event (with its CLOCK_MONOTONIC arrival
-/// time) and pushes one SDL user event of a type registered with `SDL_RegisterEvents`, which
-/// wakes `SDL_WaitEvent`; the loop then calls `drain()` on its own thread. Events queued before
-/// SDL's event queue exists are not lost: the first drain (before the first frame) takes them.
+/// the frame loop. The runner's callback only queues the event with its CLOCK_MONOTONIC arrival
+/// time and, when the queue was empty, posts one host event (`HostEventPoster`: an SDL user
+/// event, which wakes `SDL_WaitEvent`); the loop's `HostEventHandler` then calls `drain()` on its
+/// own thread. Events queued before the poster is attached (before SDL's event queue exists)
+/// are not lost: `attach` posts for them.
 ///
-/// Nothing polls: idle, the runner thread sleeps in `poll()` and the SDL loop in
+/// Nothing polls: idle, the runner thread sleeps in `poll()` and the frame loop in
 /// `SDL_WaitEvent`.
 public final class AppearanceLink: Sendable {
     /// One runner event and the CLOCK_MONOTONIC second it arrived at on the runner thread.
@@ -21,36 +20,34 @@ public final class AppearanceLink: Sendable {
         public var at: Double
     }
 
+    /// The host event code the link posts.
+    public static let eventCode: Int32 = 0x4150 // "AP"
+
     public let runner: AppearanceRunner
-    /// The SDL user event type that means "appearance events are queued".
-    public let eventType: UInt32
+
     private final class Shared: Sendable {
-        let queue = Mutex<[Arrival]>([])
-        let firstAppearance = Mutex(false)
+        struct State {
+            var queue: [Arrival] = []
+            var poster: HostEventPoster?
+            var firstAppearance = false
+        }
+        let state = Mutex(State())
     }
     private let shared: Shared
 
-    /// Registers the SDL event type and creates the runner (not started).
+    /// Creates the runner (not started).
     public init(options: AppearanceRunnerOptions) {
-        let type = SDL_RegisterEvents(1)
-        let eventType = type == UInt32.max ? SDL_USEREVENT.rawValue : type
         let shared = Shared()
-        self.eventType = eventType
         self.shared = shared
         runner = AppearanceRunner(options: options) { event in
-            let now = AppearanceLink.monotonicSeconds()
-            let wasEmpty = shared.queue.withLock { q -> Bool in
-                q.append(Arrival(event: event, at: now))
-                return q.count == 1
+            let arrival = Arrival(event: event, at: AppearanceLink.monotonicSeconds())
+            let poster = shared.state.withLock { s -> HostEventPoster? in
+                s.queue.append(arrival)
+                if case .systemAppearance = event { s.firstAppearance = true }
+                // One wake-up per batch: the loop drains everything queued at once.
+                return s.queue.count == 1 ? s.poster : nil
             }
-            if case .systemAppearance = event { shared.firstAppearance.withLock { $0 = true } }
-            // One wake-up per batch: the loop drains everything queued at once.
-            if wasEmpty {
-                var e = SDL_Event()
-                e.type = eventType
-                e.user.type = eventType
-                _ = SDL_PushEvent(&e)
-            }
+            poster?.post(code: AppearanceLink.eventCode)
         }
     }
 
@@ -58,11 +55,21 @@ public final class AppearanceLink: Sendable {
     @discardableResult
     public func start() -> Bool { runner.start() }
 
+    /// From now on, queued events wake the loop through `poster`; posts at once when events
+    /// are already waiting.
+    public func attach(_ poster: HostEventPoster) {
+        let waiting = shared.state.withLock { s -> Bool in
+            s.poster = poster
+            return !s.queue.isEmpty
+        }
+        if waiting { poster.post(code: Self.eventCode) }
+    }
+
     /// Waits (at most `timeout` seconds) until the runner has published its first arbitrated
     /// appearance, so the first frame can already show it; returns it, or nil on timeout.
     public func waitForFirstAppearance(timeout: Double) -> SystemAppearance? {
         let end = Self.monotonicSeconds() + timeout
-        while !shared.firstAppearance.withLock({ $0 }) {
+        while !shared.state.withLock({ $0.firstAppearance }) {
             if Self.monotonicSeconds() >= end { return nil }
             usleep(2000)
         }
@@ -71,14 +78,14 @@ public final class AppearanceLink: Sendable {
 
     /// Takes every queued event, oldest first.
     public func drain() -> [Arrival] {
-        shared.queue.withLock { q in
-            let all = q
-            q.removeAll()
+        shared.state.withLock { s in
+            let all = s.queue
+            s.queue.removeAll()
             return all
         }
     }
 
-    /// Stops the runner (ReleaseLight, buses closed, thread joined).
+    /// Stops the runner (ReleaseLight, buses closed, thread joined). Safe to call twice.
     public func stop() { runner.stop() }
 
     /// CLOCK_MONOTONIC in seconds (the clock the e2e mocks stamp their emits with).

@@ -127,6 +127,7 @@ final class FrameLoop {
             o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
         }
         if isFirst { service.ready(status: app.accessibilitySummary) }
+        eventHandler?.framePresented()
     }
 
     // MARK: Events

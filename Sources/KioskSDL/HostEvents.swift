@@ -13,6 +13,13 @@ public protocol HostEventHandler: AnyObject {
     func handle(code: Int32, app: KioskApp, now: Double)
     /// Once, on the loop thread, when the loop has ended (before the host returns).
     func stop()
+    /// After each presented frame, on the loop thread (default: nothing). For timing notes such
+    /// as "the first frame after this event was presented at …".
+    func framePresented()
+}
+
+extension HostEventHandler {
+    public func framePresented() {}
 }
 
 /// Wakes the frame loop with a custom event; safe from any thread (SDL_PushEvent is).

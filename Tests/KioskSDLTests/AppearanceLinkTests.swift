@@ -18,13 +18,13 @@ import Testing
     }
 
     /// Waits for the link's event type (other SDL events are skipped); false at the deadline.
-    static func waitForLinkEvent(_ link: AppearanceLink, seconds: Double) -> Bool {
+    static func waitForLinkEvent(_ poster: HostEventPoster, seconds: Double) -> Bool {
         let end = AppearanceLink.monotonicSeconds() + seconds
         var e = SDL_Event()
         while true {
             let left = end - AppearanceLink.monotonicSeconds()
             if left <= 0 { return false }
-            if SDL_WaitEventTimeout(&e, Int32(left * 1000) + 1) == 1, e.type == link.eventType { return true }
+            if SDL_WaitEventTimeout(&e, Int32(left * 1000) + 1) == 1, e.type == poster.eventType, e.user.code == AppearanceLink.eventCode { return true }
         }
     }
 
@@ -39,11 +39,14 @@ import Testing
         try Self.replace(path, with: #"{"appearance": "system"}"#)
 
         let link = AppearanceLink(options: AppearanceRunnerOptions(config: AppearanceConfig(systemSources: []), preferencesPath: path))
-        #expect(link.eventType >= SDL_USEREVENT.rawValue)
+        let poster = try #require(HostEventPoster.register())
         try #require(link.start())
         defer { link.stop() }
         #expect(link.waitForFirstAppearance(timeout: 5) == .noPreference)
-        #expect(Self.waitForLinkEvent(link, seconds: 5), "the first appearance should wake the loop")
+        // Queued before the poster was attached: attaching posts for it.
+        #expect(!Self.waitForLinkEvent(poster, seconds: 0.2), "no poster yet, nothing can have been posted")
+        link.attach(poster)
+        #expect(Self.waitForLinkEvent(poster, seconds: 5), "the first appearance should wake the loop once attached")
         let first = link.drain()
         #expect(first.map(\.event) == [.systemAppearance(.noPreference)])
 
@@ -51,13 +54,13 @@ import Testing
         let own = #"{"appearance": "dark"}"#
         link.runner.expectOwnWrite(Array(own.utf8))
         try Self.replace(path, with: own)
-        #expect(!Self.waitForLinkEvent(link, seconds: 0.5), "the kiosk's own write was echoed")
+        #expect(!Self.waitForLinkEvent(poster, seconds: 0.5), "the kiosk's own write was echoed")
         #expect(link.drain().isEmpty)
 
         // Another program's write: one event, stamped after the rename.
         let before = AppearanceLink.monotonicSeconds()
         try Self.replace(path, with: #"{"appearance": "light"}"#)
-        #expect(Self.waitForLinkEvent(link, seconds: 5), "an external rewrite should wake the loop")
+        #expect(Self.waitForLinkEvent(poster, seconds: 5), "an external rewrite should wake the loop")
         let got = link.drain()
         #expect(got.map(\.event) == [.preferencesFileChanged(path: path)])
         #expect(got.allSatisfy { $0.at >= before })
