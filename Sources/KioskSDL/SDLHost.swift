@@ -11,14 +11,14 @@ import Glibc
 /// and presents the app's frames. It knows nothing of config or preference files.
 public enum SDLHost {
     /// Runs the kiosk until quit. `makeApp` is called once, when the page's pixel size and
-    /// scale are known; later size changes go to `KioskApp.resize`. `onCommit` gets each commit
-    /// the user makes (the new mode), e.g. to save it.
+    /// scale are known; later size changes go to `KioskApp.resize`. `onCommit` gets what each
+    /// input asks the driver to do (`.preferenceChanged`), e.g. to save it.
     ///
     /// Returns the process exit status: 0 after `SDL_QUIT` (window closed, SIGTERM, SIGINT, or
     /// Escape in windowed mode), 1 when no display can be opened (one message on stderr).
     /// Set `DARKMODE_KIOSK_TIMING=1` for start-up and present timing on stderr.
     public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
-                           onCommit: @escaping (Bool) -> Void = { _ in }) -> Int32 {
+                           onCommit: @escaping (KioskOutput) -> Void = { _ in }) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
@@ -82,7 +82,7 @@ private final class SDLSession {
     private var displayDPI: Double?
 
     private var quit = false
-    private var onCommit: (Bool) -> Void = { _ in }
+    private var onCommit: (KioskOutput) -> Void = { _ in }
     private var needsPresent = true
     private var needsFullUpload = true
     private var title = ""
@@ -178,7 +178,7 @@ private final class SDLSession {
         return true
     }
 
-    func run(makeApp: (PageGeometry) -> KioskApp, onCommit: @escaping (Bool) -> Void) -> Int32 {
+    func run(makeApp: (PageGeometry) -> KioskApp, onCommit: @escaping (KioskOutput) -> Void) -> Int32 {
         self.onCommit = onCommit
         guard preparePresenter() else { return 1 }
         let app = makeApp(viewport.geometry)

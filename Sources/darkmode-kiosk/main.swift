@@ -66,13 +66,13 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
-    let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
+    let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
                            rotation: settings.rotate, scale: settings.scale)
     return SDLHost.run(host, makeApp: { page in
         KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
-                 isDarkMode: isDark)
-    }, onCommit: { store?.saveReporting(isDarkMode: $0) })
+                 preference: preference)
+    }, onCommit: { store?.saveReporting($0) })
 }
 
 /// The process environment as a dictionary (what `RunSettings` reads XDG paths from).
