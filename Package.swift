@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
         .target(name: "CoalescingWriter"),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "Appearance"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "Appearance", "Text"]),
         // The SDL2 host.
         .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2"]),
         .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL"]),

@@ -28,7 +28,7 @@ func main() -> Int32 {
         case .run(let options):
             return try runKiosk(options)
         case .render(let options):
-            try RenderCommand.run(options)
+            try RenderCommand.run(options, environment: processEnvironment())
             return 0
         case .replay(let options):
             try ReplayCommand.run(options) { print($0) }
