@@ -16,7 +16,7 @@ final class FrameLoop {
     private let observers: [FrameObserver]
     private let customEvents: HostEventPoster?
     private let eventHandler: HostEventHandler?
-    private let onCommit: (Bool) -> Void
+    private let onCommit: (KioskOutput) -> Void
     private let driver: String
 
     private var exit: HostExit?
@@ -28,7 +28,7 @@ final class FrameLoop {
     private var wokeAt = 0.0
 
     init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver],
-         eventHandler: HostEventHandler?, onCommit: @escaping (Bool) -> Void) {
+         eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
         self.window = window
         self.clock = clock
         self.service = service

@@ -30,7 +30,7 @@ func main() -> Int32 {
         case .run(let options):
             return try runKiosk(options)
         case .render(let options):
-            try RenderCommand.run(options)
+            try RenderCommand.run(options, environment: processEnvironment())
             return 0
         case .replay(let options):
             try ReplayCommand.run(options) { print($0) }
@@ -73,15 +73,25 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
-    let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
+    let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
+    let live = LiveAppearance(settings: settings, store: store,
+                              timing: processEnvironment()["DARKMODE_KIOSK_TIMING"].map { !$0.isEmpty && $0 != "0" } ?? false)
+    live.start(preferencesPath: settings.preferencesPath)
+    defer { live.stop() }
     let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
                                              log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
-        KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
-                 isDarkMode: isDark)
-    }, onCommit: { saver?.commit(isDarkMode: $0) }, beforeExit: { _ = saver?.close(timeout: 2) })
+        let system = live.initialAppearance()
+        var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale)
+        // The desktop's accessibility hints, unless a flag or the config forces them on.
+        if !settings.reduceMotionForced, system.hints.reducedMotion == true { options.reduceMotion = true }
+        if !options.highContrast, system.hints.highContrast == true { options.highContrast = true }
+        return KioskApp(options: options, preference: preference, system: system)
+    }, onCommit: { output in
+        if case .preferenceChanged(let p) = output { saver?.commit(p) }
+    }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
 }

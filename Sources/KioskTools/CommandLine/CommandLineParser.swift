@@ -154,6 +154,16 @@ public enum CommandLineParser {
         if let v = s.value("--style") {
             guard let style = ToggleStyle(rawValue: v) else { throw .usage("--style: expected original or vivid, found '\(v)'") }
             o.style = style
+            o.styleGiven = true
+        }
+        o.highContrast = s.has("--high-contrast")
+        o.language = s.value("--lang")
+        if let v = s.value("--appearance") {
+            guard ["system", "light", "dark"].contains(v) else { throw .usage("--appearance: expected system, light or dark, found '\(v)'") }
+            guard !s.has("--light"), !s.has("--dark") else { throw .usage("--appearance excludes --light and --dark") }
+            o.preference = v
+            if v != "system" { o.appearance = v == "dark" ? .dark : .light }
+            return o
         }
         switch (s.has("--light"), s.has("--dark")) {
         case (true, true): throw .usage("--light and --dark exclude each other")
@@ -307,7 +317,7 @@ struct FlagSpec: Equatable {
     static let render: [FlagSpec] = [
         FlagSpec(name: "--out", valueName: "FILE.png", help: "the PNG to write (required)", usage: "--out FILE.png"),
         FlagSpec(name: "--width", valueName: "PX", help: "component width in pixels (image PX x PX*80/130 without --page)"),
-        FlagSpec(name: "--page", valueName: "WxH", help: "render a full page of this size, component centred"),
+        FlagSpec(name: "--page", valueName: "WxH", help: "render the whole page of this size (with --style/--width/--progress: the component centred)"),
         FlagSpec(name: "--progress", valueName: "P", help: "appearance progress, 0 light ... 1 dark"),
         FlagSpec(name: "--position", valueName: "Q", help: "celestial position progress (default: P)"),
         FlagSpec(name: "--time", valueName: "T", help: "ambient-animation clock in seconds (default 0)"),
@@ -317,6 +327,9 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
         FlagSpec(name: "--page-color", valueName: "R,G,B", help: "page colour (0-255 each) instead of the mode's"),
         FlagSpec(name: "--style", valueName: "original|vivid", help: "the toggle's look (default original)"),
+        FlagSpec(name: "--appearance", valueName: "system|light|dark", help: "the page's preference (system follows no preference: light)"),
+        FlagSpec(name: "--high-contrast", help: "high-contrast colour variants"),
+        FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default from LC_ALL/LC_MESSAGES/LANG)"),
     ]
     static let replay: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "virtual window size in pixels"),
