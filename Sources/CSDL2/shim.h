@@ -38,4 +38,21 @@ static inline void CSDL2_RecordQuitSignals(void) {
     }
 }
 static inline int CSDL2_QuitSignal(void) { return csdl2_quit_signal; }
+/* Puts the chained handlers back (before SDL_Quit, which then restores the defaults) and
+   forgets the recorded signal. */
+static inline void CSDL2_RestoreQuitSignals(void) {
+    int sigs[2] = { SIGTERM, SIGINT };
+    for (int i = 0; i < 2; i++) {
+        void (*prev)(int) = sigs[i] == SIGTERM ? csdl2_prev_term : csdl2_prev_int;
+        if (prev == 0) continue;
+        struct sigaction cur;
+        memset(&cur, 0, sizeof cur);
+        if (sigaction(sigs[i], 0, &cur) == 0 && cur.sa_handler == csdl2_signal_recorder) {
+            cur.sa_handler = prev;
+            sigaction(sigs[i], &cur, 0);
+        }
+        if (sigs[i] == SIGTERM) csdl2_prev_term = 0; else csdl2_prev_int = 0;
+    }
+    csdl2_quit_signal = 0;
+}
 #endif

@@ -91,5 +91,6 @@ public enum HostAction: Equatable, Sendable {
 /// The SIGTERM/SIGINT recorder (see shim.h): install after SDL_Init, read when SDL_QUIT comes.
 enum QuitSignal {
     static func install() { CSDL2_RecordQuitSignals() }
+    static func uninstall() { CSDL2_RestoreQuitSignals() }
     static var received: Int32 { CSDL2_QuitSignal() }
 }

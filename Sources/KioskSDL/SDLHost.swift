@@ -29,12 +29,22 @@ public enum SDLHost {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
-        guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
+        // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
+        // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
+        // test). Hide it while SDL starts; the notifier reads it afresh for each message.
+        let notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
+        if notifySocket != nil { unsetenv("NOTIFY_SOCKET") }
+        let initialised = SDL_Init(SDL_INIT_VIDEO) == 0
+        if let notifySocket { setenv("NOTIFY_SOCKET", notifySocket, 1) }
+        guard initialised else {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
             return 1
         }
-        defer { SDL_Quit() }
         QuitSignal.install()
+        defer {
+            QuitSignal.uninstall()
+            SDL_Quit()
+        }
         // SDL falls back to its invisible "offscreen" driver when nothing else works; a kiosk
         // nobody can see is a failure unless that driver was asked for by name.
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
