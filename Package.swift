@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
-        // imports DarkModeToggle and Raster only (a test fails on Glibc/Foundation imports).
-        .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster"]),
+        // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
+        .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster", "Appearance"]),
         // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
         .target(name: "KioskSupport", dependencies: ["Raster"]),
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
         .target(name: "CoalescingWriter"),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "Appearance", "CoalescingWriter"]),
         // The SDL2 host.
         .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "SystemdNotify"]),
         .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify"]),

@@ -16,7 +16,7 @@ final class FrameLoop {
     private let observers: [FrameObserver]
     private let customEvents: HostEventPoster?
     private let eventHandler: HostEventHandler?
-    private let onCommit: (Bool) -> Void
+    private let onCommit: (KioskOutput) -> Void
     private let driver: String
 
     private var exit: HostExit?
@@ -28,7 +28,7 @@ final class FrameLoop {
     private var wokeAt = 0.0
 
     init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver],
-         eventHandler: HostEventHandler?, onCommit: @escaping (Bool) -> Void) {
+         eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
         self.window = window
         self.clock = clock
         self.service = service
@@ -99,9 +99,8 @@ final class FrameLoop {
             if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
                 frame(app)
             }
-            let summary = app.accessibilitySummary
-            window.setTitle(summary: summary)
-            service.status(summary)
+            window.setTitle(summary: app.accessibilitySummary)
+            service.status(app.statusSummary)
         }
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
@@ -126,7 +125,7 @@ final class FrameLoop {
         for o in observers {
             o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
         }
-        if isFirst { service.ready(status: app.accessibilitySummary) }
+        if isFirst { service.ready(status: app.statusSummary) }
     }
 
     // MARK: Events

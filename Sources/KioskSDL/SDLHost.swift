@@ -11,9 +11,9 @@ import Glibc
 /// knows nothing of config or preference files.
 public enum SDLHost {
     /// Runs the kiosk until quit. `makeApp` is called once, when the page's pixel size and
-    /// scale are known; later size changes go to `KioskApp.resize`. `onCommit` gets each commit
-    /// the user makes (the new mode), e.g. to hand it to a background writer: it runs on the
-    /// frame path and must not do file I/O. `eventHandler` gets the host's custom events.
+    /// scale are known; later size changes go to `KioskApp.resize`. `onCommit` gets what each
+    /// input asks the driver to do (`.preferenceChanged`), e.g. to hand it to a background
+    /// writer: it runs on the frame path and must not do file I/O. `eventHandler` gets the host's custom events.
     ///
     /// Returns the process exit status: 0 after SIGTERM, SIGINT, the window closed, or Escape
     /// in windowed mode; 1 when no display can be opened, or the display connection ends
@@ -23,7 +23,7 @@ public enum SDLHost {
     /// sends STOPPING=1 and exits with status 1. Set `DARKMODE_KIOSK_TIMING=1` for
     /// start-up and present timing on stderr.
     public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
-                           onCommit: @escaping (Bool) -> Void = { _ in },
+                           onCommit: @escaping (KioskOutput) -> Void = { _ in },
                            eventHandler: HostEventHandler? = nil,
                            beforeExit: @escaping () -> Void = {}) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")

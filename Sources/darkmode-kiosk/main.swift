@@ -68,15 +68,15 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
-    let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
+    let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
     let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
                                              log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
         KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
-                 isDarkMode: isDark)
-    }, onCommit: { saver?.commit(isDarkMode: $0) }, beforeExit: { _ = saver?.close(timeout: 2) })
+                 preference: preference)
+    }, onCommit: { saver?.commit($0) }, beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
 }

@@ -57,7 +57,15 @@ public final class KioskApp {
     public var incremental = true
     public let fps = FrameTimeOverlay()
 
-    public init(options: KioskOptions, isDarkMode: Bool) {
+    /// The person's choice: a fixed mode, or follow the system.
+    public private(set) var appearancePreference: AppearancePreference
+    /// What the system input says (default: no preference, which resolves to light).
+    public private(set) var systemAppearance: SystemAppearance
+
+    public init(options: KioskOptions, preference: AppearancePreference, system: SystemAppearance = .noPreference) {
+        appearancePreference = preference
+        systemAppearance = system
+        let isDarkMode = system.resolves(preference)
         self.options = options
         layout = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
                             scale: options.scale, toggleWidth: options.toggleWidth)
@@ -68,14 +76,27 @@ public final class KioskApp {
         pageFade = .still(isDarkMode ? 1 : 0)
     }
 
+    /// Starts in a fixed mode (the preference `.dark` or `.light`).
+    public convenience init(options: KioskOptions, isDarkMode: Bool) {
+        self.init(options: options, preference: AppearancePreference(isDark: isDarkMode))
+    }
+
     // MARK: State
 
-    /// The committed mode.
+    /// The effective mode (the preference resolved against the system input), as the toggles
+    /// show it once they settle.
     public var isDarkMode: Bool { interaction.isOn }
+    /// True while the page follows the system.
+    public var followsSystem: Bool { appearancePreference == .system }
     public var commitCount: Int { interaction.commitCount }
     public var accessibility: AccessibilityState { interaction.accessibility }
-    /// The accessibility summary for window titles and logs, e.g. "Dark Mode: On".
-    public var accessibilitySummary: String { accessibility.summary }
+    /// The accessibility summary for window titles, sd_notify STATUS and `replay`, e.g.
+    /// "Dark Mode: On (following system)" or "Dark Mode: Off".
+    public var accessibilitySummary: String {
+        accessibility.summary + (followsSystem ? " (following system)" : "")
+    }
+    /// The same summary (the name sd_notify STATUS uses).
+    public var statusSummary: String { accessibilitySummary }
 
     /// The toggle's frame on the page, in points.
     public var toggleFrame: Rect { layout.toggleFrame }
@@ -126,23 +147,55 @@ public final class KioskApp {
 
     // MARK: Input
 
-    // Input methods return the commit they caused (the new mode), or nil; the driver decides
-    // what a commit does (save it, print it, count it).
+    // Input methods return what the driver must do (save the new preference), or nil; the
+    // driver decides what that means (save it, print it, count it).
 
     /// A pointer event with its location in page points.
     @discardableResult
-    public func handle(_ event: PointerEvent) -> Bool? {
+    public func handle(_ event: PointerEvent) -> KioskOutput? {
         var e = event
         let f = layout.toggleFrame
         e.location = Point(event.location.x - f.minX, event.location.y - f.minY)
         noteInput(at: event.timestamp)
-        return didCommit(interaction.handle(e), at: event.timestamp)
+        return manualCommit(interaction.handle(e), at: event.timestamp)
     }
 
     @discardableResult
-    public func handle(_ key: KeyEvent) -> Bool? {
+    public func handle(_ key: KeyEvent) -> KioskOutput? {
         noteInput(at: key.timestamp)
-        return didCommit(interaction.handle(key), at: key.timestamp)
+        return manualCommit(interaction.handle(key), at: key.timestamp)
+    }
+
+    /// A toggle commit by the person: stores the fixed preference.
+    private func manualCommit(_ commit: Bool?, at time: Double) -> KioskOutput? {
+        guard let dark = didCommit(commit, at: time) else { return nil }
+        appearancePreference = AppearancePreference(isDark: dark)
+        return .preferenceChanged(appearancePreference)
+    }
+
+    /// The system input changed. While following the system the page animates to the new
+    /// effective mode exactly like a tap (toggle spring and page cross-fade); nothing is stored.
+    public func setSystemAppearance(_ system: SystemAppearance, at time: Double) {
+        noteInput(at: time)
+        systemAppearance = system
+        if followsSystem { _ = didCommit(interaction.setOn(system.resolves(.system), at: time), at: time) }
+    }
+
+    /// An external change of the preference (a fleet rewrite of the file): animates like a tap
+    /// and returns nothing to save.
+    public func setAppearancePreference(_ preference: AppearancePreference, at time: Double) {
+        noteInput(at: time)
+        appearancePreference = preference
+        _ = didCommit(interaction.setOn(systemAppearance.resolves(preference), at: time), at: time)
+    }
+
+    /// The person chose a preference by other means than the toggles (the button stores
+    /// `.system`; an accessibility bridge may store any): animates, and returns the output to save.
+    @discardableResult
+    public func choosePreference(_ preference: AppearancePreference, at time: Double) -> KioskOutput? {
+        guard preference != appearancePreference else { return nil }
+        setAppearancePreference(preference, at: time)
+        return .preferenceChanged(preference)
     }
 
     /// Cancels any gesture in progress (focus loss, window hidden).
@@ -151,11 +204,10 @@ public final class KioskApp {
         interaction.cancel(at: time)
     }
 
-    /// External activation (e.g. an accessibility bridge): sets the committed value.
+    /// External activation (e.g. an accessibility bridge): stores the fixed mode `dark`.
     @discardableResult
-    public func setDarkMode(_ dark: Bool, at time: Double) -> Bool? {
-        noteInput(at: time)
-        return didCommit(interaction.setOn(dark, at: time), at: time)
+    public func setDarkMode(_ dark: Bool, at time: Double) -> KioskOutput? {
+        choosePreference(AppearancePreference(isDark: dark), at: time)
     }
 
     private func noteInput(at time: Double) {

@@ -44,7 +44,7 @@ public struct BenchRunner {
         public var cpuShare: Double
     }
 
-    public func run(_ scenario: BenchScenario, onCommit: (Bool) -> Void = { _ in }) -> ScenarioResult {
+    public func run(_ scenario: BenchScenario, onCommit: (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
         let script = BenchScript.make(scenario)
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
                                                  reduceMotion: script.reduceMotion),

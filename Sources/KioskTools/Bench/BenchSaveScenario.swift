@@ -1,3 +1,5 @@
+import Appearance
+import KioskEngine
 import KioskSupport
 #if canImport(Glibc)
 import Glibc
@@ -23,17 +25,18 @@ enum BenchSaveScenario {
         _ = store.load()
         let delay = PreferencesSaver.injectedFsyncDelay(processEnvironmentForBench())
         let saver = PreferencesSaver(store: store, fsyncDelay: delay, log: { StandardError.log("bench: \($0)") })
-        var commits = 0, last: Bool?
-        let result = runner.run(.save) { isDark in
+        var commits = 0
+        var last: AppearancePreference?
+        let result = runner.run(.save) { output in
             commits += 1
-            last = isDark
-            saver.commit(isDarkMode: isDark)
+            if case .preferenceChanged(let p) = output { last = p }
+            saver.commit(output)
         }
         if let problem = saver.close(timeout: 10) { throw .runtime("bench: \(problem)") }
         let stats = saver.statistics
-        let saved = PreferencesStore(path: path).load().isDarkMode
+        let saved = PreferencesStore(path: path).load().appearance
         output("save scenario: \(commits) commits, \(stats.saves) saves (coalesced), injected fsync delay "
-               + "\(fixed(delay * 1000, 0)) ms; file ends at isDarkMode=\(saved)"
+               + "\(fixed(delay * 1000, 0)) ms; file ends at \(saved)"
                + (last.map { $0 == saved ? " (the last commit)" : " (NOT the last commit \($0))" } ?? ""))
         if let last, last != saved { throw .runtime("bench: the preferences file does not hold the last commit") }
         return result

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Appearance
 import KioskEngine
 import KioskSupport
 
@@ -8,26 +9,28 @@ import KioskSupport
 public struct PreferencesLoadResult: Equatable, Sendable {
     /// Where the starting mode came from.
     public enum Source: Equatable, Sendable {
-        /// The file held `isDarkMode`.
+        /// The file held a preference (`appearance`, or the legacy `isDarkMode`).
         case saved
-        /// No file yet (first start), or a valid file without `isDarkMode`.
+        /// No file yet (first start), or a valid file without a preference.
         case defaultNothingSaved
         /// The file was bad or unreadable; see `diagnostic`.
         case defaultAfterProblem
     }
 
-    /// The mode to start in.
-    public var isDarkMode: Bool
+    /// The preference to start with.
+    public var appearance: AppearancePreference
     public var source: Source
     /// One human sentence for stderr when something was wrong (names the file, the problem,
     /// and where the bad file was kept); nil when all was well.
     public var diagnostic: String?
+    /// True when the file held the legacy `isDarkMode` key: save once to migrate it.
+    public var migratedLegacy = false
 }
 
 /// The kiosk's persistent appearance, the counterpart of `@AppStorage("isDarkMode")`.
 ///
 /// - `load()` once at start: the saved mode, or the default (`false`, light) plus a diagnostic.
-/// - `save(isDarkMode:)` on each commit (never per frame): an atomic rewrite (see
+/// - `save(appearance:)` on each commit (never per frame): an atomic rewrite (see
 ///   `AtomicFileWriter` for the protocol and what power loss can cost) that keeps every other
 ///   key of the file.
 ///
@@ -51,8 +54,8 @@ public struct PreferencesLoadResult: Equatable, Sendable {
 public final class PreferencesStore {
     /// Files larger than this are refused unread (the real file is ~30 bytes).
     public static let sizeLimit = 64 * 1024
-    /// The default mode: light, like `@AppStorage("isDarkMode") var isDarkMode = false`.
-    public static let defaultIsDarkMode = false
+    /// The default preference: follow the system (which, with no system input, is light).
+    public static let defaultAppearance = AppearancePreference.system
 
     /// The preferences path as given (may be a symlink).
     public let path: String
@@ -117,8 +120,9 @@ public final class PreferencesStore {
                 return problem(p.description, file: fileToRead, moveAside: true)
             case .success(let doc):
                 document = doc
-                if let saved = doc.isDarkMode {
-                    return PreferencesLoadResult(isDarkMode: saved, source: .saved, diagnostic: nil)
+                if let saved = doc.storedAppearance {
+                    return PreferencesLoadResult(appearance: saved, source: .saved, diagnostic: nil,
+                                                 migratedLegacy: doc.migratedLegacy)
                 }
                 return Self.fresh()
             }
@@ -126,7 +130,7 @@ public final class PreferencesStore {
     }
 
     private static func fresh() -> PreferencesLoadResult {
-        PreferencesLoadResult(isDarkMode: defaultIsDarkMode, source: .defaultNothingSaved, diagnostic: nil)
+        PreferencesLoadResult(appearance: defaultAppearance, source: .defaultNothingSaved, diagnostic: nil)
     }
 
     private func problem(_ what: String, file: String, moveAside: Bool) -> PreferencesLoadResult {
@@ -140,7 +144,7 @@ public final class PreferencesStore {
                 message += "; it could not be moved aside (\(reason)), so it will not be overwritten: changes are kept in memory only"
             }
         }
-        return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem, diagnostic: message)
+        return PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem, diagnostic: message)
     }
 
     /// Renames `file` to `file.bad-<UTC timestamp>` (plus `-2`, `-3`, … if taken).
@@ -168,9 +172,9 @@ public final class PreferencesStore {
     /// the write failed and this run of failures has not been reported yet; nil otherwise. The
     /// caller keeps running with the mode in memory either way.
     @discardableResult
-    public func save(isDarkMode: Bool) -> String? {
+    public func save(appearance: AppearancePreference) -> String? {
         if let reason = savingDisabledReason { return reportOnce("not saving preferences: \(reason)") }
-        document.isDarkMode = isDarkMode
+        document.appearance = appearance
         let target = writeTarget()
         do {
             try makeFolder(FileIO.directoryName(target))

@@ -1,5 +1,6 @@
 import DarkModeToggle
 import Raster
+import Appearance
 import KioskEngine
 import KioskSupport
 
@@ -42,14 +43,28 @@ public struct ReplayRunner {
         }
     }
 
-    /// Replays `events` starting in `initialDark`; `onCommit` is called at each commit (to write
-    /// preferences), `emit` with each output line.
+    /// Replays `events` starting in the fixed mode `initialDark`; `onCommit` is called with the
+    /// effective mode at each commit, `emit` with each output line.
     public func run(_ events: [TraceEvent], initialDark: Bool, onCommit: (Bool) -> Void = { _ in },
                     emit: (String) -> Void = { _ in }, observe: ((KioskApp, Double) -> Void)? = nil) -> Result {
+        run(events, initial: AppearancePreference(isDark: initialDark), onOutput: { _, dark in onCommit(dark) },
+            emit: emit, observe: observe)
+    }
+
+    /// Replays `events` starting with `initial`; `onOutput` is called with what each input asks
+    /// the driver to do (save the preference), `emit` with each output line.
+    public func run(_ events: [TraceEvent], initial: AppearancePreference, onOutput: (KioskOutput) -> Void,
+                    emit: (String) -> Void = { _ in }, observe: ((KioskApp, Double) -> Void)? = nil) -> Result {
+        run(events, initial: initial, onOutput: { output, _ in onOutput(output) }, emit: emit, observe: observe)
+    }
+
+    /// The replay itself; `onOutput` also gets the effective mode after the input.
+    func run(_ events: [TraceEvent], initial: AppearancePreference, onOutput: (KioskOutput, Bool) -> Void,
+             emit: (String) -> Void, observe: ((KioskApp, Double) -> Void)?) -> Result {
         var commits: [(t: Double, value: Bool)] = []
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
                                                  reduceMotion: reduceMotion),
-                           isDarkMode: initialDark)
+                           preference: initial)
         var now = events.first.map { min(0, $0.time) } ?? 0
         emit(Self.layoutLine(app))
         var frames = 0
@@ -67,10 +82,10 @@ public struct ReplayRunner {
                 nextFrame += Self.frameInterval
             }
             now = event.time
-            if let value = deliver(event, to: app) {
-                commits.append((now, value))
-                onCommit(value)
-                emit(Self.commitLine(t: now, value: value))
+            if let output = deliver(event, to: app) {
+                commits.append((now, app.isDarkMode))
+                onOutput(output, app.isDarkMode)
+                emit(Self.commitLine(t: now, value: app.isDarkMode, preference: app.appearancePreference))
             }
         }
         // Run on until everything has settled (ambient loops aside).
@@ -87,7 +102,7 @@ public struct ReplayRunner {
 
     /// Converts a trace event into the app's input (window pixels or toggle points → page points,
     /// key names → toggle actions); returns the commit it caused, if any.
-    func deliver(_ event: TraceEvent, to app: KioskApp) -> Bool? {
+    func deliver(_ event: TraceEvent, to app: KioskApp) -> KioskOutput? {
         switch event {
         case .key(let name, let t):
             return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t))
@@ -120,10 +135,11 @@ public struct ReplayRunner {
         return JSONWriter.compact(.object(root))
     }
 
-    static func commitLine(t: Double, value: Bool) -> String {
+    static func commitLine(t: Double, value: Bool, preference: AppearancePreference) -> String {
         var o = JSONObject()
         o["t"] = number(tidy(t))
         o["commit"] = .bool(value)
+        o["appearance"] = .string(preference.rawValue)
         return JSONWriter.compact(.object(o))
     }
 
@@ -133,6 +149,7 @@ public struct ReplayRunner {
         f["commits"] = number(Double(app.commitCount))
         f["progress"] = number(tidy(progress))
         f["accessibility"] = .string(app.accessibilitySummary)
+        f["appearance"] = .string(app.appearancePreference.rawValue)
         var o = JSONObject()
         o["final"] = .object(f)
         return JSONWriter.compact(.object(o))

@@ -68,7 +68,7 @@ public struct SoakRunner {
             while input.peekTime() <= t {
                 let event = input.next()
                 let commitsBefore = app.commitCount
-                let commit = replay.deliver(event, to: app)
+                let commit = replay.deliver(event, to: app).map { _ in app.isDarkMode }
                 report.events += 1
                 // The engine's count catches a second commit the return value could not carry.
                 if app.commitCount - commitsBefore > 1 { report.multipleCommitsPerEvent += 1 }
