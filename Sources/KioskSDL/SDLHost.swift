@@ -68,7 +68,12 @@ public enum SDLHost {
                 notifier.stopping(status: exit.logLine ?? "display lost")
             }
         }
+        return withoutActuallyEscaping(makeApp) { makeApp in
+        // The first page is built and drawn on a second thread while the window (and, on
+        // Wayland, the GL stack) loads.
+        let firstPage = FirstPage(options: options, clock: clock, make: makeApp)
         guard let window = KioskWindow(options: options) else {
+            _ = firstPage?.take()
             service.stopping(status: "no display")
             return 1
         }
@@ -84,11 +89,12 @@ public enum SDLHost {
             }
             timingObserver.pacerSummary = { [unowned loop] in loop.pacerSummary }
         }
-        let exit = loop.run(makeApp: makeApp)
+        let exit = loop.run(prebuilt: firstPage?.take(), makeApp: makeApp)
         if let line = exit.logLine { Diagnostics.printError(line) }
         service = ServiceLink(notifier: service.notifier)
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
         return exit.status
+        }
     }
 
     /// Hints set at default priority, so the environment still overrides each of them.
