@@ -49,13 +49,15 @@ final class FrameLoop {
             + (pacer.presentPaces ? "present waits for vsync" : "present does not wait: self-paced")
     }
 
-    /// Runs until quit; returns why it ended. `makeApp` gets the page geometry once.
-    func run(makeApp: (PageGeometry) -> KioskApp) -> HostExit {
+    /// Runs until quit; returns why it ended. The app is `prebuilt` (re-laid out if the window
+    /// came out another size), or made by `makeApp` for the page geometry.
+    func run(prebuilt: KioskApp?, makeApp: (PageGeometry) -> KioskApp) -> HostExit {
         guard screen.setViewport(screen.viewport, prepare: true) else {
             return .failure("cannot prepare the presenter for a \(screen.viewport.pagePixelWidth)x\(screen.viewport.pagePixelHeight) page")
         }
-        let app = makeApp(viewport.geometry)
-        if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight {
+        let app = prebuilt ?? makeApp(viewport.geometry)
+        if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight
+            || app.options.scale != viewport.scale {
             app.resize(pixelWidth: viewport.pagePixelWidth, pixelHeight: viewport.pagePixelHeight, scale: viewport.scale)
         }
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
@@ -99,9 +101,8 @@ final class FrameLoop {
             if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
                 frame(app)
             }
-            let summary = app.accessibilitySummary
-            window.setTitle(summary: summary)
-            service.status(summary)
+            window.setTitle(summary: app.accessibilitySummary)
+            service.status(app.statusSummary)
         }
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
@@ -126,7 +127,7 @@ final class FrameLoop {
         for o in observers {
             o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
         }
-        if isFirst { service.ready(status: app.accessibilitySummary) }
+        if isFirst { service.ready(status: app.statusSummary) }
         eventHandler?.framePresented()
     }
 

@@ -1,4 +1,7 @@
 import CSDL2
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why the frame loop ended, and the exit status that follows (0: asked to stop; 1: the
 /// display went away or failed — systemd's `Restart=` brings the kiosk back).
@@ -88,8 +91,63 @@ public enum HostAction: Equatable, Sendable {
     }
 }
 
-/// The SIGTERM/SIGINT recorder (see shim.h): install after SDL_Init, read when SDL_QUIT comes.
+/// Which signal asked the kiosk to quit. SDL turns SIGTERM/SIGINT into SDL_QUIT, and so does
+/// a Wayland compositor going away: this recorder, installed after SDL_Init in front of SDL's
+/// handlers (which it then calls), tells the two apart. It is installed only over a real
+/// handler, so a signal is never swallowed, and removed before SDL_Quit (which then restores
+/// the defaults).
 enum QuitSignal {
-    static func install() { CSDL2_RecordQuitSignals() }
-    static var received: Int32 { CSDL2_QuitSignal() }
+    typealias Handler = @convention(c) (Int32) -> Void
+    struct State {
+        var received: Int32 = 0
+        var previousTerm: Handler?
+        var previousInt: Handler?
+    }
+    /// Allocated on first use (in `install`, before any handler exists); the handler only
+    /// reads and writes through it.
+    nonisolated(unsafe) static let state: UnsafeMutablePointer<State> = {
+        let p = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        p.initialize(to: State())
+        return p
+    }()
+
+    static func install() {
+        let s = state
+        s.pointee.received = 0
+        for sig in [SIGTERM, SIGINT] {
+            var old = sigaction()
+            guard sigaction(sig, nil, &old) == 0, old.sa_flags & SA_SIGINFO == 0 else { continue }
+            guard let handler = old.__sigaction_handler.sa_handler else { continue }
+            let raw = unsafeBitCast(handler, to: Int.self)
+            guard raw != 0, raw != 1, raw != unsafeBitCast(recorder, to: Int.self) else { continue }  // SIG_DFL, SIG_IGN, ours
+            if sig == SIGTERM { s.pointee.previousTerm = handler } else { s.pointee.previousInt = handler }
+            var act = old
+            act.__sigaction_handler.sa_handler = recorder
+            sigaction(sig, &act, nil)
+        }
+    }
+
+    static func uninstall() {
+        let s = state
+        for sig in [SIGTERM, SIGINT] {
+            guard let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt else { continue }
+            var cur = sigaction()
+            if sigaction(sig, nil, &cur) == 0, let h = cur.__sigaction_handler.sa_handler,
+               unsafeBitCast(h, to: Int.self) == unsafeBitCast(recorder, to: Int.self) {
+                cur.__sigaction_handler.sa_handler = previous
+                sigaction(sig, &cur, nil)
+            }
+            if sig == SIGTERM { s.pointee.previousTerm = nil } else { s.pointee.previousInt = nil }
+        }
+        s.pointee.received = 0
+    }
+
+    static var received: Int32 { state.pointee.received }
+}
+
+private let recorder: QuitSignal.Handler = { sig in
+    let s = QuitSignal.state
+    if s.pointee.received == 0 { s.pointee.received = sig }
+    let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt
+    previous?(sig)
 }

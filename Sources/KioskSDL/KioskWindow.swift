@@ -57,6 +57,23 @@ final class KioskWindow {
         SDL_PumpEvents()
     }
 
+    /// The viewport the window is expected to get, from the display alone (before the window
+    /// exists): windowed, the asked size; full-screen, the first display's bounds. Assumes one
+    /// output pixel per window unit; nil when the display says nothing.
+    static func predictedViewport(_ options: HostOptions) -> Viewport? {
+        var w = options.size?.width ?? 1024, h = options.size?.height ?? 640
+        if !options.windowed {
+            var bounds = SDL_Rect()
+            guard SDL_GetDisplayBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 else { return nil }
+            (w, h) = (Int(bounds.w), Int(bounds.h))
+        }
+        guard w > 0, h > 0 else { return nil }
+        var ddpi: Float = 0
+        let dpi = SDL_GetDisplayDPI(0, &ddpi, nil, nil) == 0 ? Double(ddpi) : nil
+        let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: w, windowWidth: w, displayDPI: dpi)
+        return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
+    }
+
     deinit {
         presenter.close()
         SDL_DestroyWindow(window)

@@ -155,6 +155,7 @@ final class TexturePresenter: FramePresenter {
     private let window: OpaquePointer
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
+    private var hasPresented = false
     let name: String
     let vsync: Bool
 
@@ -229,7 +230,17 @@ final class TexturePresenter: FramePresenter {
             var dst = SDL_FRect(x: Float(r.x), y: Float(r.y), w: Float(r.width), h: Float(r.height))
             SDL_RenderCopyExF(renderer, texture, nil, &dst, Double(viewport.rotation.degrees), nil, SDL_FLIP_NONE)
         }
-        SDL_RenderPresent(renderer)
+        if !hasPresented, vsync {
+            // The first present does not wait for vsync: on Wayland SDL's GL swap waits for the
+            // compositor's frame callback, which a window that has shown nothing yet never gets
+            // (a 166 ms timeout on the headless cage test). Later presents pace the animation.
+            SDL_RenderSetVSync(renderer, 0)
+            SDL_RenderPresent(renderer)
+            SDL_RenderSetVSync(renderer, 1)
+        } else {
+            SDL_RenderPresent(renderer)
+        }
+        hasPresented = true
         // Textures survive window changes (device resets are reported as events).
         return true
     }

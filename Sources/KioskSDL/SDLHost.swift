@@ -12,8 +12,8 @@ import Glibc
 public enum SDLHost {
     /// Runs the kiosk until quit. `makeApp` is called once, when the page's pixel size and
     /// scale are known; later size changes go to `KioskApp.resize`. `onCommit` gets what each
-    /// input asks the driver to do (`.preferenceChanged`), e.g. to hand it to a background writer: it runs on the
-    /// frame path and must not do file I/O. `eventHandler` gets the host's custom events.
+    /// input asks the driver to do (`.preferenceChanged`), e.g. to hand it to a background
+    /// writer: it runs on the frame path and must not do file I/O. `eventHandler` gets the host's custom events.
     ///
     /// Returns the process exit status: 0 after SIGTERM, SIGINT, the window closed, or Escape
     /// in windowed mode; 1 when no display can be opened, or the display connection ends
@@ -29,12 +29,22 @@ public enum SDLHost {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
-        guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
+        // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
+        // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
+        // test). Hide it while SDL starts; the notifier reads it afresh for each message.
+        let notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
+        if notifySocket != nil { unsetenv("NOTIFY_SOCKET") }
+        let initialised = SDL_Init(SDL_INIT_VIDEO) == 0
+        if let notifySocket { setenv("NOTIFY_SOCKET", notifySocket, 1) }
+        guard initialised else {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
             return 1
         }
-        defer { SDL_Quit() }
         QuitSignal.install()
+        defer {
+            QuitSignal.uninstall()
+            SDL_Quit()
+        }
         // SDL falls back to its invisible "offscreen" driver when nothing else works; a kiosk
         // nobody can see is a failure unless that driver was asked for by name.
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
@@ -58,7 +68,12 @@ public enum SDLHost {
                 notifier.stopping(status: exit.logLine ?? "display lost")
             }
         }
+        return withoutActuallyEscaping(makeApp) { makeApp in
+        // The first page is built and drawn on a second thread while the window (and, on
+        // Wayland, the GL stack) loads.
+        let firstPage = FirstPage(options: options, clock: clock, make: makeApp)
         guard let window = KioskWindow(options: options) else {
+            _ = firstPage?.take()
             service.stopping(status: "no display")
             return 1
         }
@@ -74,11 +89,12 @@ public enum SDLHost {
             }
             timingObserver.pacerSummary = { [unowned loop] in loop.pacerSummary }
         }
-        let exit = loop.run(makeApp: makeApp)
+        let exit = loop.run(prebuilt: firstPage?.take(), makeApp: makeApp)
         if let line = exit.logLine { Diagnostics.printError(line) }
         service = ServiceLink(notifier: service.notifier)
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
         return exit.status
+        }
     }
 
     /// Hints set at default priority, so the environment still overrides each of them.

@@ -89,9 +89,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         if !settings.reduceMotionForced, system.hints.reducedMotion == true { options.reduceMotion = true }
         if !options.highContrast, system.hints.highContrast == true { options.highContrast = true }
         return KioskApp(options: options, preference: preference, system: system)
-    }, onCommit: { output in
-        if case .preferenceChanged(let p) = output { saver?.commit(p) }
-    }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
+    }, onCommit: { saver?.commit($0) }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
 }

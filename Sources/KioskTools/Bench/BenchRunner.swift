@@ -44,7 +44,7 @@ public struct BenchRunner {
         public var cpuShare: Double
     }
 
-    public func run(_ scenario: BenchScenario) -> ScenarioResult {
+    public func run(_ scenario: BenchScenario, onCommit: (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
         let script = BenchScript.make(scenario)
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
                                                  reduceMotion: script.reduceMotion),
@@ -59,7 +59,7 @@ public struct BenchRunner {
         for i in 0..<(frames + Self.warmUpFrames) {
             let t0 = Double(i) * dt, t1 = t0 + dt
             let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
-            for e in script.events(t0, t1, toggle) { app.handle(e) }
+            for e in script.events(t0, t1, toggle) { if let c = app.handle(e) { onCommit(c) } }
             let dirty = app.renderFrame(at: t1)
             for r in dirty { presented.copy(r, from: app.frame) }
             let w1 = Clock.monotonic(), c1 = Clock.threadCPU()
@@ -128,7 +128,7 @@ public enum BenchCommand {
         let size = o.size ?? PixelSize(width: 1920, height: 1080)
         let scale = o.scale ?? 2
         let runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
-        let results = o.scenario.expanded.map { runner.run($0) }
+        let results = try o.scenario.expanded.map { s throws(KioskError) in s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s) }
         let rss = Clock.peakRSSMB()
         output(BenchRunner.table(results, size: size, scale: scale, peakRSSMB: rss))
         if let path = o.jsonPath {

@@ -16,7 +16,7 @@ struct BenchScript {
             return BenchScript(events: { _, _, _ in [] }, reduceMotion: false)
         case .idle:
             return BenchScript(events: { _, _, _ in [] }, reduceMotion: true)
-        case .tap:
+        case .tap, .save:
             // A tap every 1.2 s: the switch and its whole settle, alternating directions.
             return BenchScript(events: periodicTaps(every: 1.2), reduceMotion: false)
         case .theme:

@@ -347,7 +347,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels"),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point"),
         FlagSpec(name: "--frames", valueName: "N", help: "frames per scenario (at least 1)"),
-        FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle or all (default all)",
+        FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle, save or all (default all)",
                  usage: "[--scenario NAME|all]"),
         FlagSpec(name: "--json", valueName: "FILE", help: "also write the results as JSON"),
         FlagSpec(name: "--full-redraw", help: "redraw the whole page every frame (no dirty rectangles)"),

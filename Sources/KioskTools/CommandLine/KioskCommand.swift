@@ -108,7 +108,11 @@ public struct ReplayOptions: Equatable, Sendable {
 
 /// Benchmark scenarios (`--scenario`).
 public enum BenchScenario: String, CaseIterable, Equatable, Sendable {
-    case ambient, tap, drag, theme, idle, all
+    case ambient, tap, drag, theme, idle
+    /// The tap scenario with every commit saved through the kiosk's background writer
+    /// (`PreferencesSaver`) to a temporary file; not part of `all`.
+    case save
+    case all
 
     /// The scenarios `all` stands for, in order.
     public static let individual: [BenchScenario] = [.ambient, .tap, .drag, .theme, .idle]

@@ -1,11 +1,12 @@
 import Appearance
 import CoalescingWriter
+import KioskEngine
 import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Commits off the frame path: `commit` hands the mode to a `CoalescingWriter` (one
+/// Commits off the frame path: `commit` hands the preference to a `CoalescingWriter` (one
 /// background thread, the latest value wins) whose save is `PreferencesStore.save`, so the
 /// frame after a commit does no file I/O. `close(timeout:)` flushes, bounded, on every exit
 /// path of the kiosk.
@@ -39,6 +40,13 @@ public final class PreferencesSaver: @unchecked Sendable {
     /// Queues the chosen preference; never waits for the disk.
     public func commit(_ preference: AppearancePreference) { writer.submit(preference) }
 
+    /// Queues what an input handler asked the driver to save.
+    public func commit(_ output: KioskOutput) {
+        switch output {
+        case .preferenceChanged(let p): commit(p)
+        }
+    }
+
     /// Waits up to `timeout` seconds for the latest commit to be on disk, then ends the thread.
     /// Returns a message for stderr when it did not get there.
     @discardableResult
@@ -57,9 +65,9 @@ public final class PreferencesSaver: @unchecked Sendable {
         let store: PreferencesStore
         let delay: Double
         init(store: PreferencesStore, delay: Double) { self.store = store; self.delay = delay }
-        func save(_ preference: AppearancePreference) -> String? {
+        func save(_ p: AppearancePreference) -> String? {
             if delay > 0 { Self.sleep(2 * delay) }
-            return store.save(appearance: preference)
+            return store.save(appearance: p)
         }
         static func sleep(_ seconds: Double) {
             var ts = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
