@@ -63,6 +63,8 @@ EOF
     chmod +x "$WRAP"
     KIOSK=$WRAP
     rm -f "$E2E_TMP/prefs.json"
+    local t_start
+    t_start=$(date +%s.%N)
     start_kiosk --config "$CONFIG" --prefs "$E2E_TMP/prefs.json" --scale 1 --reduce-motion
     # faketime forks the program and waits for it: the kiosk is its child.
     local kpid
@@ -71,7 +73,13 @@ EOF
     shot; expect_corners "$2" "$4: at start (3 s before the transition)"
     pass "$4: $( [ "$2" = $DARK ] && echo dark || echo light) at start"
     wait_corners "$3" "$4: after the transition" 8
-    pass "$4: $( [ "$3" = $DARK ] && echo dark || echo light) after the transition, no restart"
+    # The change came from the schedule's timer at the faked instant: ~3 s after the start, not
+    # at once (a timerfd armed for an instant the real clock has passed would fire at once).
+    local elapsed
+    elapsed=$(echo "$(date +%s.%N) $t_start" | awk '{ printf "%.2f", $1 - $2 }')
+    awk -v e="$elapsed" 'BEGIN { exit !(e >= 2.0 && e <= 7.0) }' || fail "$4: the page changed $elapsed s after the start, expected about 3 s"
+    grep -q "timing: appearance schedule arrived" "$E2E_TMP/app.err" || fail "$4: no timing line naming the schedule as the source of the change"
+    pass "$4: $( [ "$3" = $DARK ] && echo dark || echo light) after the transition ($elapsed s after the start), driven by the schedule, no restart"
     local hz t0 t1
     hz=$(getconf CLK_TCK)
     sleep 0.5
