@@ -134,7 +134,7 @@ import Testing
         (["replay"], "replay needs a trace file"),
         (["replay", "a.jsonl", "b.jsonl"], "unexpected argument 'b.jsonl' for 'replay'"),
         (["bench", "--frames", "0"], "--frames: expected a frame count in 1…10000000, found 0"),
-        (["bench", "--scenario", "spin"], "--scenario: expected one of ambient, tap, drag, theme, idle, all, found 'spin'"),
+        (["bench", "--scenario", "spin"], "--scenario: expected one of ambient, tap, drag, theme, idle, save, all, found 'spin'"),
         (["help", "dance"], "unknown command 'dance'"),
     ])
     func badUsageNamesTheFlag(_ args: [String], _ phrase: String) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Raster
+import Appearance
 @testable import KioskTools
 @testable import KioskEngine
 @testable import KioskSupport
@@ -31,6 +32,8 @@ import Raster
         c.theme.dark.page = ConfigColor(r: 4, g: 5, b: 6)
         c.reduceMotion = true
         c.preferences = "/somewhere"
+        c.appearance = AppearanceConfig(systemSources: [.schedule], lightSensor: LightSensorSettings(darkBelowLux: 1, lightAboveLux: 2, holdSeconds: 3),
+                                        schedule: .fixed(darkFrom: WallClock(hour: 1, minute: 2)!, lightFrom: WallClock(hour: 3, minute: 4)!))
         return c
     }
 

@@ -203,7 +203,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let kept = folderEntries(dir.file("prefs")).filter { $0.hasPrefix("preferences.json.bad-") }
         #expect(kept.count == 1 && isSymlink(dir.file("prefs/" + (kept.first ?? "?"))), "the link itself was kept aside")
         #expect(isRegularFile(prefs))
-        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.fixedDarkMode == true)
     }
 
     @Test func linkToAValidFileIsNotFollowedEither() throws {
@@ -292,7 +292,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let kept = folderEntries(dir.path).filter { $0.hasPrefix("preferences.json.bad-") }
         #expect(kept.count == 1)
         #expect(readText(dir.file(kept.first ?? "?")) == "{\"isDarkMode\": tr")
-        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.fixedDarkMode == true)
     }
 
     // MARK: 4. Closed standard descriptors
@@ -326,7 +326,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         writeText(threeTaps, to: trace)
         let o = try kioskChild(["replay", trace, "--prefs", dir.file("p.json")], in: dir, tag: "closed12", closed: [1, 2]).wait(timeout: 60)
         #expect(o.status == 0)
-        #expect((try? PreferencesDocument.decode(readBytes(dir.file("p.json")) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(dir.file("p.json")) ?? []).get())?.fixedDarkMode == true)
     }
 
     // MARK: 5. Failed output is an error

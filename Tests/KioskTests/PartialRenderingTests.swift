@@ -24,7 +24,7 @@ import Testing
                                                                   maxIdle: 0.5))
         }
         var commits: [[Bool?]] = [[], [], []]
-        for (i, d) in drivers.enumerated() { d.onEvent = { commits[i].append($0.commit) } }
+        for (i, d) in drivers.enumerated() { d.onEvent = { commits[i].append($0.output.map { _ in d.app.isDarkMode }) } }
         var mismatches: [String] = []
         var partialFrames = 0
         let frames = Int(seconds * 60)

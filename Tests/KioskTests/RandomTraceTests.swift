@@ -63,6 +63,8 @@ import Testing
                 } else {
                     #expect(n == 0, "non-activating key \(name) committed", sourceLocation: sourceLocation)
                 }
+            case .system:
+                #expect(n == 0, "a system appearance change committed (event \(i))", sourceLocation: sourceLocation)
             case .pointer(let id, let phase, _, _, _, _, _):
                 switch phase {
                 case .down:

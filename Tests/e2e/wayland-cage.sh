@@ -37,7 +37,9 @@ INNER
 chmod 0755 "$SESSION/inside.sh"
 chown -R 65534:65534 "$SESSION"
 
-env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" \
+# No session bus here: an unreachable address keeps SDL from autolaunching a dbus-daemon
+# (~100 ms of start-up and a stray daemon per run).
+env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
     WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
     timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
     cage -- "$SESSION/inside.sh" >"$E2E_TMP/cage.log" 2>&1 || true
@@ -83,4 +85,32 @@ assert centre != dark, "the toggle should be drawn in the middle"
 PY
 pass "the page covers the whole output in the saved dark mode, toggle in the middle"
 grep -o "first frame presented [0-9]* ms" "$SESSION/app.err" | sed 's/^/info: /' || true
+
+# The compositor goes away under the running kiosk: it must exit 1 with one clear line (SDL
+# reports the lost Wayland connection as SDL_QUIT; no signal came, so the host calls it a lost
+# display), not hang and not exit 0 (cage 0.1.4 exits 0 anyway; the unit restarts on that).
+cat > "$SESSION/inside2.sh" <<'INNER'
+#!/bin/sh
+cd "$(dirname "$0")"
+SDL_VIDEODRIVER=wayland ./darkmode-kiosk --prefs prefs.json 2>app2.err &
+app=$!
+echo $app > app2.pid
+rc=0; wait $app || rc=$?
+echo "$rc" > app2.status
+INNER
+chmod 0755 "$SESSION/inside2.sh"; chown 65534:65534 "$SESSION/inside2.sh"
+env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+    WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+    cage -- "$SESSION/inside2.sh" >"$E2E_TMP/cage2.log" 2>&1 &
+CAGE=$!
+E2E_PIDS+=($CAGE)
+for _ in $(seq 100); do [ -s "$SESSION/app2.pid" ] && break; sleep 0.05; done
+sleep 1.5
+kill -KILL "$CAGE"
+for _ in $(seq 50); do [ -s "$SESSION/app2.status" ] && break; sleep 0.1; done
+[ -s "$SESSION/app2.status" ] || { kill -KILL "$(cat "$SESSION/app2.pid")" 2>/dev/null; fail "the kiosk still ran 5 s after cage was killed"; }
+[ "$(cat "$SESSION/app2.status")" = 1 ] || fail "kiosk exited $(cat "$SESSION/app2.status") after the compositor died (expected 1); stderr: $(cat "$SESSION/app2.err")"
+[ "$(grep -c "display connection ended" "$SESSION/app2.err")" = 1 ] || fail "expected one display-loss line, got: $(cat "$SESSION/app2.err")"
+pass "cage killed under the kiosk: exit 1 and one line: $(grep "display connection ended" "$SESSION/app2.err")"
 echo "wayland-cage end-to-end: all checks passed"

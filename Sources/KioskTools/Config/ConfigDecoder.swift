@@ -1,3 +1,4 @@
+import Appearance
 import KioskEngine
 import KioskSupport
 /// Walks a parsed config document, writing valid values into `config` and collecting one
@@ -24,6 +25,7 @@ struct ConfigDecoder {
             case "theme": decodeTheme(m.value)
             case "reduceMotion": if let b = bool(m.value, "reduceMotion") { config.reduceMotion = b }
             case "preferences": decodePreferences(m.value)
+            case "appearance": decodeAppearance(m.value)
             default: unknown(m.key)
             }
         }
@@ -105,6 +107,33 @@ struct ConfigDecoder {
         case .string:
             errors.append("preferences: expected a file path or null, found an empty string")
         default: wrongType("preferences", value, "a file path or null")
+        }
+    }
+
+    /// The `appearance` section as a whole (its own rules: `AppearanceConfig.decode`). Keys it
+    /// leaves out take their defaults, not `base`'s. `"schedule": null` means no schedule.
+    private mutating func decodeAppearance(_ value: JSONValue) {
+        guard case .object(var object) = value else { wrongType("appearance", value, "an object"); return }
+        if object["schedule"] == .null { object["schedule"] = nil }
+        do {
+            config.appearance = try AppearanceConfig.decode(Self.appearanceValue(.object(object)))
+        } catch {
+            errors.append(error.description)
+        }
+    }
+
+    /// The parsed JSON as the appearance rules' value type.
+    static func appearanceValue(_ v: JSONValue) -> AppearanceConfigValue {
+        switch v {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let n): return .number(n.value)
+        case .string(let s): return .string(s)
+        case .array(let a): return .array(a.map(appearanceValue))
+        case .object(let o):
+            var d: [String: AppearanceConfigValue] = [:]
+            for m in o.members { d[m.key] = appearanceValue(m.value) }
+            return .object(d)
         }
     }
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Appearance
 import KioskEngine
 import KioskSupport
 
@@ -14,9 +15,19 @@ import KioskSupport
 ///   "toggle": { "width": 260 },
 ///   "theme": { "light": { "page": [205, 231, 255] }, "dark": { "page": [83, 92, 114] } },
 ///   "reduceMotion": false,
-///   "preferences": null
+///   "preferences": null,
+///   "appearance": {
+///     "systemSources": ["portal", "light-sensor", "schedule"],
+///     "lightSensor": { "darkBelowLux": 30, "lightAboveLux": 100, "holdSeconds": 10 },
+///     "schedule": null
+///   }
 /// }
 /// ```
+///
+/// `appearance` is what the "system" preference follows (docs/appearance-sources.md): it is
+/// decoded as a whole by `AppearanceConfig.decode` (keys it leaves out take their defaults);
+/// `schedule` is null (none) or `{"darkFrom": "19:30", "lightFrom": "07:00"}` or
+/// `{"latitude": 52.52, "longitude": 13.40}`.
 ///
 /// `display.size` null means the screen's size (full-screen) or the host's default window;
 /// `display.scale` null means automatic; `preferences` null means the XDG default location,
@@ -54,6 +65,8 @@ public struct KioskConfig: Equatable, Sendable {
     public var reduceMotion = false
     /// The preferences file, or nil for the default location.
     public var preferences: String? = nil
+    /// What the "system" preference follows: sources, light-sensor thresholds, schedule.
+    public var appearance = AppearanceConfig()
 
     public init() {}
 
@@ -69,6 +82,8 @@ public struct KioskConfig: Equatable, Sendable {
         "toggle", "toggle.width",
         "theme", "theme.light", "theme.light.page", "theme.dark", "theme.dark.page",
         "reduceMotion", "preferences",
+        "appearance", "appearance.systemSources", "appearance.lightSensor", "appearance.lightSensor.darkBelowLux",
+        "appearance.lightSensor.lightAboveLux", "appearance.lightSensor.holdSeconds", "appearance.schedule",
     ]
 
     /// Loads `path` over the defaults, or returns the defaults when `path` is nil.

@@ -1,3 +1,4 @@
+import Appearance
 import Raster
 import KioskEngine
 import KioskSupport
@@ -20,6 +21,11 @@ public struct RunSettings: Equatable, Sendable {
     /// The preferences file: `--prefs`, else the config's `preferences`, else the XDG default;
     /// nil when no location could be found (keep the mode in memory only).
     public var preferencesPath: String?
+    /// What the "system" preference follows.
+    public var appearance = AppearanceConfig()
+    /// Reduce Motion was forced on by `--reduce-motion` or the config: the portal's
+    /// `reduced-motion` hint is then ignored (otherwise it is followed).
+    public var reduceMotionForced = false
 
     /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
     /// default preferences path.
@@ -36,7 +42,9 @@ public struct RunSettings: Equatable, Sendable {
             pageLight: config.theme.light.page.color,
             pageDark: config.theme.dark.page.color,
             preferencesPath: flags.prefsPath ?? config.preferences
-                ?? PreferencesLocation.defaultPath(environment: environment, passwdHome: passwdHome))
+                ?? PreferencesLocation.defaultPath(environment: environment, passwdHome: passwdHome),
+            appearance: config.appearance,
+            reduceMotionForced: flags.reduceMotion || config.reduceMotion)
     }
 
     /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at
@@ -54,8 +62,8 @@ public struct RunSettings: Equatable, Sendable {
                 + ", rotate \(rotate.degrees), scale " + (scale.map { "\($0)" } ?? "automatic"),
             "toggle width: \(toggleWidth) pt",
             "page colours: light \(rgb(pageLight)), dark \(rgb(pageDark))",
-            "reduce motion: \(reduceMotion ? "on" : "off"), FPS overlay: \(showFPS ? "on" : "off")",
+            "reduce motion: \(reduceMotion ? "on" : "off (follows the desktop portal's reduced-motion)"), FPS overlay: \(showFPS ? "on" : "off")",
             "preferences: " + (preferencesPath ?? "none (kept in memory)"),
-        ].joined(separator: "\n")
+        ].joined(separator: "\n") + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")
     }
 }

@@ -94,11 +94,14 @@ wait_corners() {
     done
 }
 
-# prefs_mode FILE: prints true/false/missing from the preferences JSON.
+# prefs_mode FILE: prints true (dark)/false (light)/system/missing from the preferences JSON
+# (`appearance`, or the legacy `isDarkMode`).
 prefs_mode() {
     [ -f "$1" ] || { echo missing; return; }
     if command -v python3 >/dev/null 2>&1; then
-        python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("isDarkMode"); print("true" if v is True else "false" if v is False else "invalid")' "$1" 2>/dev/null || echo invalid
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); a=d.get("appearance"); v=d.get("isDarkMode"); print({"dark": "true", "light": "false", "system": "system"}.get(a, "invalid") if a is not None else "true" if v is True else "false" if v is False else "invalid")' "$1" 2>/dev/null || echo invalid
+    elif grep -Eq '"appearance"[[:space:]]*:[[:space:]]*"dark"' "$1"; then echo true
+    elif grep -Eq '"appearance"[[:space:]]*:[[:space:]]*"light"' "$1"; then echo false
     elif grep -Eq '"isDarkMode"[[:space:]]*:[[:space:]]*true' "$1"; then echo true
     elif grep -Eq '"isDarkMode"[[:space:]]*:[[:space:]]*false' "$1"; then echo false
     else echo invalid; fi
