@@ -270,7 +270,7 @@ private final class SDLSession {
     }
 
     private func updateTitle(_ app: KioskApp) {
-        let t = "\(options.titleBase) — \(app.accessibilitySummary)"
+        let t = "\(options.titleBase) — \(app.pageAccessibilitySummary)"
         guard t != title else { return }
         title = t
         SDL_SetWindowTitle(window, t)
@@ -299,7 +299,8 @@ private final class SDLSession {
                 return
             }
             guard !name.isEmpty else { return }
-            if let commit = app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: eventTime(key.timestamp))) {
+            let shift = key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            if let commit = app.handleKey(named: name, shift: shift, at: eventTime(key.timestamp)) {
                 onCommit(commit)
             }
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:

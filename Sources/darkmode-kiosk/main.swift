@@ -7,6 +7,7 @@ import KioskEngine
 import KioskSupport
 import KioskTools
 import KioskSDL
+import Text
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
@@ -59,10 +60,16 @@ func main() -> Int32 {
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
+    let colors = try ColorSetsFile.load(path: settings.colorsPath)
+    let language: Language
+    do { language = try Language.resolve(explicit: settings.language, environment: processEnvironment()) } catch {
+        throw .usage("--lang: \(error)")
+    }
     if flags.checkOnly {
         print(settings.summary)
         return 0
     }
+    let text = PageText.make(language: language)
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
@@ -70,7 +77,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let host = HostOptions(windowed: settings.windowed, size: settings.size.map { ($0.width, $0.height) },
                            rotation: settings.rotate, scale: settings.scale)
     return SDLHost.run(host, makeApp: { page in
-        KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
+        KioskApp(options: settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
+                                                colors: colors, strings: text.strings, typesetter: text.typesetter),
                  preference: preference)
     }, onCommit: { store?.saveReporting($0) })
 }

@@ -558,6 +558,9 @@ public final class KioskApp {
         if options.showFPS { fps.record(milliseconds: milliseconds) }
     }
 
+    /// How many times the button's material backdrop was built (blurred and tinted).
+    public var materialBuilds: Int { material.builds }
+
     /// How many times each label was shaped (checks that shaping is not per frame).
     public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }
 }

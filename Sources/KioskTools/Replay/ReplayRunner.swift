@@ -105,12 +105,13 @@ public struct ReplayRunner {
     func deliver(_ event: TraceEvent, to app: KioskApp) -> KioskOutput? {
         switch event {
         case .key(let name, let t):
-            return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t))
+            return app.handleKey(named: name, at: t)
         case .pointer(let id, let phase, let x, let y, let device, let space, let t):
             let location: Point
-            switch space {
-            case .window: location = Point(x / scale, y / scale)
-            case .toggle: location = Point(app.toggleFrame.minX + x, app.toggleFrame.minY + y)
+            if let control = space.control {
+                location = app.pagePoint(in: control, x: x, y: y)
+            } else {
+                location = Point(x / scale, y / scale)
             }
             return app.handle(PointerEvent(id: id, phase: phase, location: location, timestamp: t, device: device))
         }
@@ -150,6 +151,11 @@ public struct ReplayRunner {
         f["progress"] = number(tidy(progress))
         f["accessibility"] = .string(app.accessibilitySummary)
         f["appearance"] = .string(app.appearancePreference.rawValue)
+        var controls = JSONObject()
+        for c in app.controlAccessibility {
+            controls[c.control.rawValue] = .string("\(c.label): \(c.value)")
+        }
+        f["controls"] = .object(controls)
         var o = JSONObject()
         o["final"] = .object(f)
         return JSONWriter.compact(.object(o))
