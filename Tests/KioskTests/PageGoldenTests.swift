@@ -3,6 +3,7 @@ import Raster
 import Testing
 @testable import KioskEngine
 @testable import KioskTools
+import KioskSupport
 
 /// The whole page as `render --page` draws it, at the screenshots' geometry (368 × 800 px,
 /// 0.876 px per pt): light, dark, high contrast and Chinese. Needs fonts-inter and
