@@ -157,7 +157,8 @@ final class FrameLoop {
             }
             let name = String(cString: SDL_GetKeyName(key.keysym.sym))
             guard !name.isEmpty else { return }
-            if let commit = app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: eventTime(key.timestamp))) {
+            let shift = key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            if let commit = app.handleKey(named: name, shift: shift, at: eventTime(key.timestamp)) {
                 onCommit(commit)
             }
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:

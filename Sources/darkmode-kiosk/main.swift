@@ -9,6 +9,7 @@ import KioskTools
 import KioskSDL
 import AppearanceBus
 import SystemdNotify
+import Text
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
@@ -63,6 +64,11 @@ func main() -> Int32 {
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
+    let colors = try ColorSetsFile.load(path: settings.colorsPath)
+    let language: Language
+    do { language = try Language.resolve(explicit: settings.language, environment: processEnvironment()) } catch {
+        throw .usage("--lang: \(error)")
+    }
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
         tzset()
@@ -71,6 +77,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         }
         return 0
     }
+    let text = PageText.make(language: language)
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
@@ -85,7 +92,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
         let system = live.initialAppearance()
-        var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale)
+        var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
+                                            colors: colors, strings: text.strings, typesetter: text.typesetter)
         // The desktop's accessibility hints, unless a flag or the config forces them on.
         if !settings.reduceMotionForced, system.hints.reducedMotion == true { options.reduceMotion = true }
         if !options.highContrast, system.hints.highContrast == true { options.highContrast = true }

@@ -164,6 +164,6 @@ import Testing
         let settings = RunSettings.merge(config: .defaults, flags: o, environment: [:], passwdHome: { nil })
         #expect(settings.summary.contains("rotate 90"))
         #expect(settings.summary.contains("preferences: /tmp/p.json"))
-        #expect(settings.summary.contains("page colours: light 205,231,255, dark 83,92,114"))
+        #expect(settings.summary.contains("page colours: light 235,246,255, dark 66,66,66"))
     }
 }

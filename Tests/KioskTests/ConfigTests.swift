@@ -60,9 +60,9 @@ import Appearance
         #expect(Set(paths) == Set(KioskConfig.knownKeyPaths))
     }
 
-    @Test func defaultsMatchTheSpecPageColours() {
-        #expect(KioskConfig.defaults.theme.light.page.color == Color(r255: 205, g255: 231, b255: 255))
-        #expect(KioskConfig.defaults.theme.dark.page.color == Color(r255: 83, g255: 92, b255: 114))
+    @Test func defaultsMatchTheLaterAppPageColours() {
+        #expect(KioskConfig.defaults.theme.light.page.color == Color(r255: 235, g255: 246, b255: 255))
+        #expect(KioskConfig.defaults.theme.dark.page.color == Color(r255: 66, g255: 66, b255: 66))
         #expect(KioskConfig.defaults.toggle.width == 260)
     }
 
@@ -174,8 +174,8 @@ import Appearance
     @Test func defaultsPassThrough() {
         let s = RunSettings.merge(config: .defaults, flags: RunOptions(), environment: env, passwdHome: { nil })
         #expect(s == RunSettings(windowed: false, size: nil, rotate: .none, scale: nil, reduceMotion: false, showFPS: false,
-                                 toggleWidth: 260, pageLight: Color(r255: 205, g255: 231, b255: 255),
-                                 pageDark: Color(r255: 83, g255: 92, b255: 114),
+                                 toggleWidth: 260, pageLight: Color(r255: 235, g255: 246, b255: 255),
+                                 pageDark: Color(r255: 66, g255: 66, b255: 66),
                                  preferencesPath: "/xdg/darkmode-kiosk/preferences.json"))
     }
 

@@ -494,10 +494,11 @@ public final class KioskApp {
         canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
         // Icon and label.
         let pad = PageLayout.buttonPadding.h * k
-        let iconD = PageLayout.iconSize * k
+        let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
         let cy = r.midY
-        let icon = Rect(x: r.minX + pad, y: cy - iconD / 2, width: iconD, height: iconD)
-        drawIcon(in: icon, followsSystem: followsSystem, color: colors[.buttonLabel])
+        let icon = Rect(x: r.minX + pad, y: cy - iconW / 2, width: iconW, height: iconW)
+        drawIcon(in: icon.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2), followsSystem: followsSystem,
+                 color: colors[.buttonLabel])
         if let label = labelSlots[2].label {
             let x = icon.maxX + PageLayout.iconSpacing * k
             let lineH = PageLayout.calloutLineHeight * k
@@ -556,6 +557,9 @@ public final class KioskApp {
     public func recordFrameTime(milliseconds: Double) {
         if options.showFPS { fps.record(milliseconds: milliseconds) }
     }
+
+    /// How many times the button's material backdrop was built (blurred and tinted).
+    public var materialBuilds: Int { material.builds }
 
     /// How many times each label was shaped (checks that shaping is not per frame).
     public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }

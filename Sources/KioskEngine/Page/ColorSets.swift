@@ -56,9 +56,11 @@ public struct ColorSets: Equatable, Sendable {
         .buttonLabel: ColorVariants(light: rgb(0, 0, 0, 0.68), dark: rgb(255, 255, 255, 0.82),
                                     highContrastLight: rgb(0, 0, 0), highContrastDark: rgb(255, 255, 255)),
         // The thin material's tint over the blurred backdrop.
-        .materialTint: ColorVariants(light: rgb(246, 246, 248, 0.72), dark: rgb(40, 40, 42, 0.6),
+        // Light/dark values match the screenshots' capsule: (236, 241, 247) over the light page,
+        // (65, 65, 65) over the dark one.
+        .materialTint: ColorVariants(light: rgb(238, 238, 242, 0.6), dark: rgb(60, 60, 62, 0.25),
                                      highContrastLight: rgb(242, 242, 247, 0.95), highContrastDark: rgb(28, 28, 30, 0.95)),
-        .hairline: ColorVariants(light: rgb(0, 0, 0, 0.06), dark: rgb(255, 255, 255, 0.1),
+        .hairline: ColorVariants(light: rgb(0, 0, 0, 0.015), dark: rgb(255, 255, 255, 0.03),
                                  highContrastLight: rgb(0, 0, 0, 0.6), highContrastDark: rgb(255, 255, 255, 0.6)),
         .focusRing: ColorVariants(light: rgb(0, 122, 255), dark: rgb(10, 132, 255),
                                   highContrastLight: rgb(0, 64, 221), highContrastDark: rgb(64, 156, 255)),

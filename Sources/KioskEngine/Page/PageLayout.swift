@@ -44,8 +44,13 @@ public struct PageLayout: Equatable, Sendable {
     public static let calloutSize = 16.0
     public static let calloutLineHeight = 21.0
     public static let buttonPadding = (h: 16.0, v: 10.0)
-    public static let iconSize = 16.0
-    public static let iconSpacing = 6.0
+    /// The SF Symbol's frame at callout size (19 pt wide with side bearings, the drawn disc
+    /// 17 pt) and the label's spacing, which also set the row's height (23.4 pt): measured on
+    /// the screenshots (icon ink 15 px, text starts 9 px after it, capsule 38 px tall at 0.876).
+    public static let iconSize = 19.0
+    public static let iconDisc = 17.0
+    public static let iconSpacing = 8.5
+    public static let buttonRowHeight = 23.4
     /// SF Pro tracking at the two sizes (points), applied to the open face as em.
     public static let headlineTracking = -0.43
     public static let calloutTracking = -0.31
@@ -83,7 +88,7 @@ public struct PageLayout: Equatable, Sendable {
         let m = ToggleMetrics(width: toggleWidth)
         let groupH = Self.headlineLineHeight + Self.groupSpacing + m.height
         let buttonW = Self.buttonPadding.h * 2 + Self.iconSize + Self.iconSpacing + labels.buttonTextWidth
-        let buttonH = Self.calloutLineHeight + Self.buttonPadding.v * 2
+        let buttonH = Self.buttonRowHeight + Self.buttonPadding.v * 2
         let groupW = max(toggleWidth, labels.originalWidth, labels.vividWidth)
         let column = (w: max(groupW, buttonW) + 2 * Self.padding,
                       h: 2 * groupH + 2 * Self.columnSpacing + buttonH + 2 * Self.padding)

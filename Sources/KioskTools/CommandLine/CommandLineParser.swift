@@ -126,6 +126,8 @@ public enum CommandLineParser {
         o.reduceMotion = s.has("--reduce-motion")
         o.showFPS = s.has("--show-fps")
         o.checkOnly = s.has("--check")
+        o.highContrast = s.has("--high-contrast")
+        o.language = s.value("--lang")
         o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
         o.rotate = try s.value("--rotate").map { v throws(KioskError) in try rotation(v, flag: "--rotate") }
         o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
@@ -328,6 +330,8 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file (default: $XDG_CONFIG_HOME/darkmode-kiosk/preferences.json)"),
         FlagSpec(name: "--reduce-motion", help: "no ambient animation, short cross-fades"),
         FlagSpec(name: "--show-fps", help: "frame-time overlay"),
+        FlagSpec(name: "--high-contrast", help: "high-contrast colour variants (labels at least 7:1)"),
+        FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default: config, then LC_ALL/LC_MESSAGES/LANG)"),
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
     ]
     static let render: [FlagSpec] = [

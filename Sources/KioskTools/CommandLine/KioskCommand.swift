@@ -36,6 +36,10 @@ public struct RunOptions: Equatable, Sendable {
     public var showFPS = false
     /// `--check`: validate config and flags, print the effective settings, and exit.
     public var checkOnly = false
+    /// `--high-contrast`: the high-contrast colour variants.
+    public var highContrast = false
+    /// `--lang CODE`: label language.
+    public var language: String?
     public init() {}
 }
 

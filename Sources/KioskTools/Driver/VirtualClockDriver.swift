@@ -156,12 +156,13 @@ public final class VirtualClockDriver {
     public static func deliver(_ event: TraceEvent, to app: KioskApp) -> KioskOutput? {
         switch event {
         case .key(let name, let t):
-            return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t))
+            return app.handleKey(named: name, at: t)
         case .pointer(let id, let phase, let x, let y, let device, let space, let t):
             let location: Point
-            switch space {
-            case .window: location = Point(x / app.layout.scale, y / app.layout.scale)
-            case .toggle: location = Point(app.toggleFrame.minX + x, app.toggleFrame.minY + y)
+            if let control = space.control {
+                location = app.pagePoint(in: control, x: x, y: y)
+            } else {
+                location = Point(x / app.layout.scale, y / app.layout.scale)
             }
             return app.handle(PointerEvent(id: id, phase: phase, location: location, timestamp: t, device: device))
         case .system(let a, let t):

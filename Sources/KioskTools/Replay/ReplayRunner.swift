@@ -157,6 +157,11 @@ public struct ReplayRunner {
         if app.appearancePreference == .system {
             f["systemSource"] = app.systemAppearance.source.map { .string($0.rawValue) } ?? .null
         }
+        var controls = JSONObject()
+        for c in app.controlAccessibility {
+            controls[c.control.rawValue] = .string("\(c.label): \(c.value)")
+        }
+        f["controls"] = .object(controls)
         var o = JSONObject()
         o["final"] = .object(f)
         return JSONWriter.compact(.object(o))

@@ -7,8 +7,22 @@ import KioskSupport
 public enum TraceSpace: String, Equatable, Sendable {
     /// Window pixels (the default).
     case window
-    /// Points in the toggle's own frame, (0,0) at its top-left (`"in": "toggle"`).
+    /// Points in the Original toggle's own frame, (0,0) at its top-left (`"in": "toggle"`).
     case toggle
+    /// Points in the Vivid toggle's frame (`"in": "vivid"`).
+    case vivid
+    /// Points in the button capsule's frame (`"in": "button"`).
+    case button
+
+    /// The page control whose frame the points are in (nil: window pixels).
+    public var control: PageControl? {
+        switch self {
+        case .window: return nil
+        case .toggle: return .original
+        case .vivid: return .vivid
+        case .button: return .button
+        }
+    }
 }
 
 /// One line of an input trace.
@@ -40,7 +54,7 @@ public enum TraceEvent: Equatable, Sendable {
             o["x"] = num(x)
             o["y"] = num(y)
             o["device"] = .string(device.rawValue)
-            if space == .toggle { o["in"] = .string("toggle") }
+            if space != .window { o["in"] = .string(space.rawValue) }
         case .key(let name, let t):
             o["t"] = num(t)
             o["type"] = .string("key")
@@ -57,7 +71,7 @@ public enum TraceEvent: Equatable, Sendable {
 
 /// Reads input traces: JSON lines of
 /// `{"t": 0.0, "type": "down"|"move"|"up"|"cancel", "id": 0, "x": 10, "y": 20, "device": "touch"|"mouse"}`
-/// (optional `"in": "toggle"` or `"in": "window"`; `device` defaults to touch) or
+/// (optional `"in": "toggle"`, `"vivid"`, `"button"` or `"window"`; `device` defaults to touch) or
 /// `{"t": 0.5, "type": "key", "key": "space"}` or a system appearance change
 /// `{"t": 1.0, "type": "system", "scheme": "dark"|"light"|"no-preference", "source": "portal"|"light-sensor"|"schedule"}`
 /// (`source` required for light and dark, not allowed for no-preference).
@@ -198,7 +212,7 @@ public enum TraceReader {
         var space = TraceSpace.window
         if let sv = o["in"] {
             guard let s = sv.stringValue, let sp = TraceSpace(rawValue: s) else {
-                throw LineError("unknown \"in\" value \(describe(sv)), expected \"toggle\" or \"window\"")
+                throw LineError("unknown \"in\" value \(describe(sv)), expected \"toggle\", \"vivid\", \"button\" or \"window\"")
             }
             space = sp
         }
