@@ -206,11 +206,12 @@ import Testing
         var seen: [UInt8] = []
         store.willWrite = { seen = $0 }
         writeText(#"{"b": [true], "isDarkMode": false}"#, to: path)
-        #expect(store.save(values: JSONObject([JSONMember(key: "appearance", value: .string("dark"))])) == nil)
+        #expect(store.save(values: JSONObject([JSONMember(key: "theme", value: .string("x"))])) == nil)
         #expect(store.save(isDarkMode: true) == nil)
         let object = try PreferencesDocument.decode(readBytes(path)!).get().object
-        #expect(object.keys == ["b", "isDarkMode", "appearance"])
-        #expect(object["isDarkMode"] == .bool(true) && object["appearance"] == .string("dark") && object["a"] == nil)
+        // The legacy key found now is migrated in place; the kiosk's keys are merged over it.
+        #expect(object.keys == ["b", "appearance", "theme"])
+        #expect(object["appearance"] == .string("dark") && object["theme"] == .string("x") && object["a"] == nil)
         #expect(seen == readBytes(path))
     }
 
