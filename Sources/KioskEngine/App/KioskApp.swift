@@ -338,7 +338,8 @@ public final class KioskApp {
         startFade(dark: dark, at: time)
         let before = followsSystem
         appearancePreference = AppearancePreference(isDark: dark)
-        if before { shownStatic = nil }
+        // Leaving the system: the button's label changes ("Use System Setting"), shape it again.
+        if before { shownStatic = nil; relayout() }
         return .preferenceChanged(appearancePreference)
     }
 

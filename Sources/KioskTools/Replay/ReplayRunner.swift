@@ -117,6 +117,17 @@ public struct ReplayRunner {
         layout["toggle"] = .object(toggle)
         layout["scale"] = number(app.layout.scale)
         layout["size"] = .array([number(Double(app.layout.pixelWidth)), number(Double(app.layout.pixelHeight))])
+        // The other two controls in device pixels (for end-to-end scripts that tap them).
+        let v = app.layout.origin(of: .vivid), m = app.layout.metrics, s = app.layout.effectiveScale
+        var vivid = JSONObject()
+        vivid["x"] = number(Double(v.x)); vivid["y"] = number(Double(v.y))
+        vivid["w"] = number(tidy(m.width * s)); vivid["h"] = number(tidy(m.height * s))
+        layout["vivid"] = .object(vivid)
+        let b = app.layout.buttonPixelFrame
+        var button = JSONObject()
+        button["x"] = number(tidy(b.minX)); button["y"] = number(tidy(b.minY))
+        button["w"] = number(tidy(b.width)); button["h"] = number(tidy(b.height))
+        layout["button"] = .object(button)
         var root = JSONObject()
         root["layout"] = .object(layout)
         return JSONWriter.compact(.object(root))
