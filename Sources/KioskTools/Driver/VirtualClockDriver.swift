@@ -151,12 +151,14 @@ public final class VirtualClockDriver {
     }
 
     /// Converts a trace event into the app's input (window pixels or toggle points → page
-    /// points, key names → toggle actions) and delivers it; returns the commit it caused.
+    /// points, key names → toggle actions) and delivers it; returns the mode after the commit
+    /// it caused, or nil when it caused none. (The app's own return value says whether
+    /// something was committed; the mode is read back from the app.)
     @discardableResult
     public static func deliver(_ event: TraceEvent, to app: KioskApp) -> Bool? {
         switch event {
         case .key(let name, let t):
-            return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t))
+            return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t)).map { _ in app.isDarkMode }
         case .pointer(let id, let phase, let x, let y, let device, let space, let t):
             let location: Point
             switch space {
@@ -164,6 +166,7 @@ public final class VirtualClockDriver {
             case .toggle: location = Point(app.toggleFrame.minX + x, app.toggleFrame.minY + y)
             }
             return app.handle(PointerEvent(id: id, phase: phase, location: location, timestamp: t, device: device))
+                .map { _ in app.isDarkMode }
         }
     }
 }
