@@ -13,7 +13,7 @@ need Xvfb xdotool xprop matchbox-window-manager /usr/bin/python3
 
 KIOSK=$(kiosk_binary)
 start_xvfb 1280x720
-CX=640; CY=360
+original_toggle 1280x720 1   # CX CY: the Original toggle's centre, from the replay layout
 PREFS="$E2E_TMP/prefs.json"
 SOCK="$E2E_TMP/notify.sock"; NLOG="$E2E_TMP/notify.jsonl"
 /usr/bin/python3 Tests/e2e/lib/notify-listener.py "$SOCK" "$NLOG" &
