@@ -18,11 +18,13 @@ trap cleanup EXIT
 need Xvfb xdotool matchbox-window-manager import convert xprop xdpyinfo timeout
 BIN=$(kiosk_binary)
 need faketime
-LIGHT=CDE7FF DARK=535C72
 CONFIG="$E2E_TMP/kiosk.json"
 cat >"$CONFIG" <<'EOF'
 {"appearance": {"systemSources": ["schedule"], "schedule": {"darkFrom": "02:30", "lightFrom": "07:00"}}}
 EOF
+# Page colours as run --check prints them for this configuration (sets LIGHT, DARK).
+KIOSK=$BIN page_colours --config "$CONFIG" --prefs "$E2E_TMP/p.json" --scale 1
+echo "info: page colours light #$LIGHT, dark #$DARK"
 # utc Y-M-D H:M:S → epoch seconds.
 utc() { date -u -d "$1" +%s; }
 # faked UTC-INSTANT CMD...: runs CMD with the clock starting at that instant (an offset in

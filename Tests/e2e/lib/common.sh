@@ -142,6 +142,7 @@ page_colours() {
     LIGHT=$(IFS=, read -r r g b <<<"$l"; printf '%02X%02X%02X' "$r" "$g" "$b")
     DARK=$(IFS=, read -r r g b <<<"$d"; printf '%02X%02X%02X' "$r" "$g" "$b")
     LIGHT_RGB=$l DARK_RGB=$d
+    [ "$LIGHT" != "$DARK" ] || fail "run --check gives the same light and dark page colour #$LIGHT: the checks could not tell the modes apart"
 }
 
 # original_toggle WxH SCALE: sets OX OY OW OH (the Original toggle's frame in pixels) and CX CY
