@@ -25,8 +25,6 @@ PY=/usr/bin/python3
 $PY -c 'import dbusmock' 2>/dev/null || fail "python3-dbusmock is missing for /usr/bin/python3 (see .ci/run)"
 KIOSK=$(kiosk_binary)
 MOCK=Tests/AppearanceBusTests/Mocks/mock_server.py
-LIGHT=CDE7FF DARK=535C72
-CX=960 CY=540
 PREFS="$E2E_TMP/state/preferences.json"
 mkdir -p "$(dirname "$PREFS")"
 HOLD=0.5
@@ -80,8 +78,18 @@ cat >"$CONFIG" <<EOF
                 "lightSensor": {"darkBelowLux": 30, "lightAboveLux": 100, "holdSeconds": $HOLD},
                 "schedule": {"darkFrom": "$DARKFROM", "lightFrom": "$LIGHTFROM"}}}
 EOF
-"$KIOSK" run --check --config "$CONFIG" --prefs "$PREFS" | grep -q "system appearance follows: portal, then light-sensor, then schedule" \
-    || fail "run --check does not list the configured sources"
+# Captured first: `| grep -q` would close the pipe early and, under pipefail, fail on the
+# kiosk's EPIPE rather than on the content.
+check_out=$("$KIOSK" run --check --config "$CONFIG" --prefs "$PREFS") || fail "run --check exited with status $? for $CONFIG"
+grep -q "^system appearance follows: portal, then light-sensor, then schedule" <<<"$check_out" \
+    || fail "run --check does not list the configured sources: $check_out"
+grep -q "^light sensor: dark below 30 lux, light above 100 lux, each held $HOLD s$" <<<"$check_out" \
+    || fail "run --check does not show the configured light-sensor thresholds: $check_out"
+grep -q "^schedule: dark from $DARKFROM to $LIGHTFROM local time$" <<<"$check_out" \
+    || fail "run --check does not show the configured schedule: $check_out"
+# Page colours for this configuration (LIGHT, DARK), as run --check prints them.
+page_colours --config "$CONFIG" --prefs "$PREFS" --scale 1
+echo "info: page colours light #$LIGHT, dark #$DARK"
 
 start_xvfb 1920x1080
 title() { xprop -id "$WIN" _NET_WM_NAME; }
