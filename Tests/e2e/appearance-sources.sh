@@ -30,12 +30,11 @@ mkdir -p "$(dirname "$PREFS")"
 HOLD=0.5
 
 # --- buses and mocks ----------------------------------------------------------------------
-start_bus() { # NAME: a private dbus-daemon; prints its address
+start_bus() { # NAME: a private dbus-daemon (called directly, not in $(...), so cleanup sees its pid)
     dbus-daemon --session --address="unix:path=$E2E_TMP/$1.sock" --nofork --print-address=1 >"$E2E_TMP/$1.addr" 2>/dev/null &
     E2E_PIDS+=($!)
     for _ in $(seq 100); do [ -s "$E2E_TMP/$1.addr" ] && break; sleep 0.05; done
     [ -s "$E2E_TMP/$1.addr" ] || fail "dbus-daemon ($1) printed no address"
-    head -1 "$E2E_TMP/$1.addr"
 }
 
 # start_mock NAME ADDRESS KIND JSON FD: mock_server.py fed through a FIFO held open on FD.
@@ -63,8 +62,8 @@ mock() {
     fail "$1 mock did not answer \"$3\""
 }
 
-SESSION=$(start_bus session)
-SYSTEM=$(start_bus system)
+start_bus session; SESSION=$(head -1 "$E2E_TMP/session.addr")
+start_bus system; SYSTEM=$(head -1 "$E2E_TMP/system.addr")
 export DBUS_SESSION_BUS_ADDRESS=$SESSION DBUS_SYSTEM_BUS_ADDRESS=$SYSTEM
 start_mock portal "$SESSION" portal '{"color-scheme": 2}' 7
 pass "private session bus (portal mock, color-scheme 2 = light) and system bus up"
