@@ -106,7 +106,21 @@ import Testing
         let reread = PreferencesStore(path: dir.file("preferences.json")).load()
         #expect(reread.diagnostic == nil, sourceLocation: sourceLocation)
         #expect(reread.isDarkMode == expected, sourceLocation: sourceLocation)
-        #expect(result.progress == (expected ? 1 : 0), "settled progress \(result.progress)", sourceLocation: sourceLocation)
+        if liveSequence.isEmpty {
+            #expect(result.progress == (expected ? 1 : 0), "settled progress \(result.progress)", sourceLocation: sourceLocation)
+        } else {
+            // The trace ends with a finger still down: the toggle follows it, so the resting
+            // value is only due once it lifts. Cancel every live pointer and the toggle must
+            // settle on the committed mode without another commit.
+            let end = (events.last?.time ?? 0) + 0.1
+            let lifted = events + liveSequence.keys.sorted().enumerated().map { i, id in
+                TraceEvent.pointer(id: id, phase: .cancel, x: 0, y: 0, device: .touch, space: .window, t: end + Double(i) * 0.01)
+            }
+            let closed = ReplayRunner(size: size, scale: 1, renderFrames: false).run(lifted, initialDark: initialDark)
+            #expect(closed.commits.count == result.commits.count, sourceLocation: sourceLocation)
+            #expect(closed.progress == (expected ? 1 : 0), "progress \(closed.progress) after the last finger lifts",
+                    sourceLocation: sourceLocation)
+        }
         return result
     }
 
