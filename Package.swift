@@ -33,8 +33,8 @@ let package = Package(
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
-        // imports DarkModeToggle and Raster only (a test fails on Glibc/Foundation imports).
-        .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster"]),
+        // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
+        .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster", "Appearance"]),
         // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
         .target(name: "KioskSupport", dependencies: ["Raster"]),
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
@@ -42,10 +42,10 @@ let package = Package(
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
         .target(name: "CoalescingWriter"),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2"]),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL"]),
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "SystemdNotify", "Appearance", "AppearanceBus"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text"]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
         // The pre-optimisation kernels as test oracles: test-only, no code shared with Raster.
@@ -55,9 +55,9 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport"], resources: [.copy("Traces")]),
+        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
-        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine"]),
+        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
     ]

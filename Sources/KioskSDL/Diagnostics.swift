@@ -1,21 +1,15 @@
 import CSDL2
+import SystemdNotify
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Small side-effect helpers at the host's edge: stderr, environment, clocks.
 enum Diagnostics {
-    /// Writes one line to stderr (no Foundation; `stderr` itself is not concurrency-safe).
-    static func printError(_ message: String) {
-        var line = message
-        if !line.hasSuffix("\n") { line += "\n" }
-        var bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { break }
-            offset += n
-        }
+    /// Writes one message to stderr through `ServiceLog` (one write; journald priority
+    /// prefixes when stderr is the journal).
+    static func printError(_ message: String, priority: LogPriority = .error) {
+        ServiceLog.standardError.write(message, priority: priority)
     }
 
     static func environmentFlag(_ name: String) -> Bool {

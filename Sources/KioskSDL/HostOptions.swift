@@ -24,3 +24,19 @@ public struct HostOptions: Sendable, Equatable {
         self.titleBase = titleBase
     }
 }
+
+/// The page as the host found it: what the app must be built for (pixel size and scale).
+public struct PageGeometry: Sendable, Equatable {
+    /// Page size in pixels (already rotated: the page's own width and height).
+    public var size: PixelSize
+    /// Pixels per point.
+    public var scale: Double
+
+    public init(size: PixelSize, scale: Double) {
+        self.size = size
+        self.scale = scale
+    }
+
+    public var pixelWidth: Int { size.width }
+    public var pixelHeight: Int { size.height }
+}

@@ -53,6 +53,9 @@ public struct PointerTranslator: Sendable {
     /// True while any finger or the left mouse button is down.
     public var hasActivePointers: Bool { !fingers.isEmpty || mouseLast != nil }
 
+    /// The touch devices of the fingers down now (to cancel a gesture whose device is unplugged).
+    public var activeTouchIDs: Set<Int64> { Set(fingers.keys.map(\.touch)) }
+
     /// Forgets every pointer in progress (the host tells the app to cancel them).
     public mutating func reset() {
         fingers.removeAll()

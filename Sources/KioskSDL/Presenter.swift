@@ -20,10 +20,9 @@ protocol FramePresenter: AnyObject {
     func prepare(_ viewport: Viewport) -> Bool
     /// Copies page rectangles of `frame` towards the screen. False if everything must be resent.
     func upload(_ rects: [IntRect], from frame: Pixmap, viewport: Viewport) -> Bool
-    /// Shows what was uploaded.
-    func present(_ viewport: Viewport)
-    /// True when what was uploaded before is gone (the whole page must be sent again).
-    var isStale: Bool { get }
+    /// Shows what was uploaded. False when what was uploaded before is gone (the whole page
+    /// must be sent again: the caller's one "needs full upload" flag).
+    func present(_ viewport: Viewport) -> Bool
     /// Releases SDL objects tied to the window; called before the window is destroyed.
     func close()
 }
@@ -61,7 +60,6 @@ final class SurfacePresenter: FramePresenter {
     private var surface: UnsafeMutablePointer<SDL_Surface>?
     private var pending: [SDL_Rect] = []
     private var staging: [UInt32] = []
-    private var invalid = false
     let name = "window surface"
     let vsync = false
 
@@ -93,9 +91,8 @@ final class SurfacePresenter: FramePresenter {
         // resize) and says so when it is next updated; a new surface starts empty, so the
         // whole page goes into it.
         var rects = rects
-        if invalid || surface == nil {
+        if surface == nil {
             surface = SDL_GetWindowSurface(window)
-            invalid = false
             pending.removeAll()
             rects = [frame.bounds]
         }
@@ -136,7 +133,7 @@ final class SurfacePresenter: FramePresenter {
         return true
     }
 
-    func present(_ viewport: Viewport) {
+    func present(_ viewport: Viewport) -> Bool {
         let status: Int32
         if pending.isEmpty {
             status = SDL_UpdateWindowSurface(window)
@@ -144,11 +141,11 @@ final class SurfacePresenter: FramePresenter {
             status = pending.withUnsafeBufferPointer { SDL_UpdateWindowSurfaceRects(window, $0.baseAddress, Int32($0.count)) }
         }
         pending.removeAll(keepingCapacity: true)
-        if status != 0 { invalid = true }
+        // SDL refuses the update when the window changed under the surface: ask for the new
+        // surface at the next upload, which the caller makes a whole-page one.
+        if status != 0 { surface = nil }
+        return status == 0
     }
-
-    /// True after SDL refused an update because the window changed under the surface.
-    var isStale: Bool { invalid }
 
     /// The window owns its surface.
     func close() { surface = nil }
@@ -158,6 +155,7 @@ final class TexturePresenter: FramePresenter {
     private let window: OpaquePointer
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
+    private var hasPresented = false
     let name: String
     let vsync: Bool
 
@@ -221,8 +219,8 @@ final class TexturePresenter: FramePresenter {
         return true
     }
 
-    func present(_ viewport: Viewport) {
-        guard let texture, let renderer else { return }
+    func present(_ viewport: Viewport) -> Bool {
+        guard let texture, let renderer else { return false }
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
         SDL_RenderClear(renderer)
         if viewport.rotation == .none {
@@ -232,9 +230,18 @@ final class TexturePresenter: FramePresenter {
             var dst = SDL_FRect(x: Float(r.x), y: Float(r.y), w: Float(r.width), h: Float(r.height))
             SDL_RenderCopyExF(renderer, texture, nil, &dst, Double(viewport.rotation.degrees), nil, SDL_FLIP_NONE)
         }
-        SDL_RenderPresent(renderer)
+        if !hasPresented, vsync {
+            // The first present does not wait for vsync: on Wayland SDL's GL swap waits for the
+            // compositor's frame callback, which a window that has shown nothing yet never gets
+            // (a 166 ms timeout on the headless cage test). Later presents pace the animation.
+            SDL_RenderSetVSync(renderer, 0)
+            SDL_RenderPresent(renderer)
+            SDL_RenderSetVSync(renderer, 1)
+        } else {
+            SDL_RenderPresent(renderer)
+        }
+        hasPresented = true
+        // Textures survive window changes (device resets are reported as events).
+        return true
     }
-
-    /// Textures survive window changes (device resets are reported as events).
-    var isStale: Bool { false }
 }

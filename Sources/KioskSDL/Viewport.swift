@@ -36,6 +36,9 @@ public struct Viewport: Sendable, Equatable {
     /// The page size in pixels (what the app is built for, with `scale`).
     public var pageSize: PixelSize { PixelSize(width: pagePixelWidth, height: pagePixelHeight) }
 
+    /// The page size with its scale: what the app is built for.
+    public var geometry: PageGeometry { PageGeometry(size: pageSize, scale: scale) }
+
     /// The destination rectangle (output pixels, before rotation) for `SDL_RenderCopyExF`: the
     /// page-sized rectangle centred on the output, so that turning it about its centre by
     /// `rotation` covers the output exactly.

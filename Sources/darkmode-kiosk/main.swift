@@ -7,6 +7,9 @@ import KioskEngine
 import KioskSupport
 import KioskTools
 import KioskSDL
+import AppearanceBus
+import SystemdNotify
+import Text
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
@@ -29,7 +32,7 @@ func main() -> Int32 {
         case .run(let options):
             return try runKiosk(options)
         case .render(let options):
-            try RenderCommand.run(options)
+            try RenderCommand.run(options, environment: processEnvironment())
             return 0
         case .replay(let options):
             try ReplayCommand.run(options) { StandardOutput.line($0) }
@@ -56,24 +59,48 @@ func main() -> Int32 {
 }
 
 /// `darkmode-kiosk [run]`: config + flags, the saved mode, then the SDL host. The first frame
-/// already shows the saved mode; every commit is written to the preferences file at once.
+/// already shows the saved mode; every commit goes to a background writer (no file I/O on the
+/// frame path), flushed with a bounded wait on every exit path.
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
+    let colors = try ColorSetsFile.load(path: settings.colorsPath)
+    let language: Language
+    do { language = try Language.resolve(explicit: settings.language, environment: processEnvironment()) } catch {
+        throw .usage("--lang: \(error)")
+    }
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
+        tzset()
+        if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
+            StandardOutput.line(line)
+        }
         return 0
     }
+    let text = PageText.make(language: language)
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
-    let (store, isDark) = PreferencesStore.open(path: settings.preferencesPath)
+    let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
+    let live = LiveAppearance(settings: settings, store: store,
+                              timing: processEnvironment()["DARKMODE_KIOSK_TIMING"].map { !$0.isEmpty && $0 != "0" } ?? false)
+    live.start(preferencesPath: settings.preferencesPath)
+    defer { live.stop() }
+    let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
+                                             log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
-    return SDLHost.run(host, makeApp: { page, scale in
-        KioskApp(options: settings.kioskOptions(pixelWidth: page.width, pixelHeight: page.height, scale: scale),
-                 isDarkMode: isDark)
-    }, onCommit: { store?.saveReporting(isDarkMode: $0) })
+    let status = SDLHost.run(host, makeApp: { page in
+        let system = live.initialAppearance()
+        var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
+                                            colors: colors, strings: text.strings, typesetter: text.typesetter)
+        // The desktop's accessibility hints, unless a flag or the config forces them on.
+        if !settings.reduceMotionForced, system.hints.reducedMotion == true { options.reduceMotion = true }
+        if !options.highContrast, system.hints.highContrast == true { options.highContrast = true }
+        return KioskApp(options: options, preference: preference, system: system)
+    }, onCommit: { saver?.commit($0) }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
+    if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
+    return status
 }
 
 /// The process environment as a dictionary (what `RunSettings` reads XDG paths from).

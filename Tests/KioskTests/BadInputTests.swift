@@ -90,7 +90,7 @@ func expectCleanStderr(_ o: ProcessOutcome, _ context: String, sourceLocation: S
         // The replay ran from light and saved its result to a fresh, valid file.
         #expect(o.stdout.contains(#""final":{"isDarkMode":true,"commits":3"#), "\(o.stdout)")
         #expect(isRegularFile(prefs))
-        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.fixedDarkMode == true)
     }
 
     /// The path cannot even be examined (a folder component is a regular file): nothing can

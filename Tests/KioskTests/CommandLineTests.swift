@@ -134,7 +134,7 @@ import Testing
         (["replay"], "replay needs a trace file"),
         (["replay", "a.jsonl", "b.jsonl"], "unexpected argument 'b.jsonl' for 'replay'"),
         (["bench", "--frames", "0"], "--frames: expected a frame count in 1…10000000, found 0"),
-        (["bench", "--scenario", "spin"], "--scenario: expected one of ambient, tap, drag, theme, idle, all, found 'spin'"),
+        (["bench", "--scenario", "spin"], "--scenario: expected one of ambient, tap, drag, theme, idle, save, all, found 'spin'"),
         (["help", "dance"], "unknown command 'dance'"),
     ])
     func badUsageNamesTheFlag(_ args: [String], _ phrase: String) throws {
@@ -164,6 +164,6 @@ import Testing
         let settings = RunSettings.merge(config: .defaults, flags: o, environment: [:], passwdHome: { nil })
         #expect(settings.summary.contains("rotate 90"))
         #expect(settings.summary.contains("preferences: /tmp/p.json"))
-        #expect(settings.summary.contains("page colours: light 205,231,255, dark 83,92,114"))
+        #expect(settings.summary.contains("page colours: light 235,246,255, dark 66,66,66"))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Raster
+import Appearance
 @testable import KioskTools
 @testable import KioskEngine
 @testable import KioskSupport
@@ -31,6 +32,8 @@ import Raster
         c.theme.dark.page = ConfigColor(r: 4, g: 5, b: 6)
         c.reduceMotion = true
         c.preferences = "/somewhere"
+        c.appearance = AppearanceConfig(systemSources: [.schedule], lightSensor: LightSensorSettings(darkBelowLux: 1, lightAboveLux: 2, holdSeconds: 3),
+                                        schedule: .fixed(darkFrom: WallClock(hour: 1, minute: 2)!, lightFrom: WallClock(hour: 3, minute: 4)!))
         return c
     }
 
@@ -57,9 +60,9 @@ import Raster
         #expect(Set(paths) == Set(KioskConfig.knownKeyPaths))
     }
 
-    @Test func defaultsMatchTheSpecPageColours() {
-        #expect(KioskConfig.defaults.theme.light.page.color == Color(r255: 205, g255: 231, b255: 255))
-        #expect(KioskConfig.defaults.theme.dark.page.color == Color(r255: 83, g255: 92, b255: 114))
+    @Test func defaultsMatchTheLaterAppPageColours() {
+        #expect(KioskConfig.defaults.theme.light.page.color == Color(r255: 235, g255: 246, b255: 255))
+        #expect(KioskConfig.defaults.theme.dark.page.color == Color(r255: 66, g255: 66, b255: 66))
         #expect(KioskConfig.defaults.toggle.width == 260)
     }
 
@@ -171,8 +174,8 @@ import Raster
     @Test func defaultsPassThrough() {
         let s = RunSettings.merge(config: .defaults, flags: RunOptions(), environment: env, passwdHome: { nil })
         #expect(s == RunSettings(windowed: false, size: nil, rotate: .none, scale: nil, reduceMotion: false, showFPS: false,
-                                 toggleWidth: 260, pageLight: Color(r255: 205, g255: 231, b255: 255),
-                                 pageDark: Color(r255: 83, g255: 92, b255: 114),
+                                 toggleWidth: 260, pageLight: Color(r255: 235, g255: 246, b255: 255),
+                                 pageDark: Color(r255: 66, g255: 66, b255: 66),
                                  preferencesPath: "/xdg/darkmode-kiosk/preferences.json"))
     }
 

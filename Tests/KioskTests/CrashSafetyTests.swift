@@ -84,7 +84,7 @@ import Testing
             }
             seenPresent += 1
             let doc = try PreferencesDocument.decode(bytes).get()
-            let value = try #require(doc.isDarkMode as Bool?, "run \(run): file without isDarkMode")
+            let value = try #require(doc.fixedDarkMode as Bool?, "run \(run): file without a fixed appearance")
             if commits.isEmpty {
                 #expect(value == true, "run \(run): the only commit that can precede the first report is light → dark")
             }
@@ -103,12 +103,12 @@ import Testing
         // Other keys (a later version's settings, ~16 KB so a torn write would show) must
         // survive every rewrite byte for byte.
         var seed = JSONObject()
-        seed["isDarkMode"] = .bool(false)
+        seed["appearance"] = .string("light")
         seed["note"] = .string(String(repeating: "crash-safety ", count: 1260))
         seed["list"] = .array([.number(JSONNumber(1)!), .number(JSONNumber(2.5)!), .null])
         writeText(JSONWriter.pretty(.object(seed)), to: prefs)
         var expectedOthers = seed
-        expectedOthers["isDarkMode"] = nil
+        expectedOthers["appearance"] = nil
 
         var random = SeededRandom(seed: 0x5EED_0007)
         var current = false          // the value the next run starts from
@@ -155,9 +155,9 @@ import Testing
             case .success(let d): doc = d
             case .failure(let p): Issue.record("run \(run): the file \(p): \(String(decoding: bytes.prefix(80), as: UTF8.self))"); return
             }
-            let value = try #require(doc.isDarkMode as Bool?)
+            let value = try #require(doc.fixedDarkMode as Bool?)
             var others = doc.object
-            others["isDarkMode"] = nil
+            others["appearance"] = nil
             #expect(others == expectedOthers, "run \(run): other keys changed")
             // The last reported commit was saved; at most one more may have been saved after it.
             if let last = commits.last {
@@ -174,7 +174,7 @@ import Testing
         #expect(final.stderr.isEmpty, "\(final.stderr)")
         #expect(final.stdout.contains("\"isDarkMode\":\(!current)"), "\(final.stdout)")
         let doc = try PreferencesDocument.decode(readBytes(prefs) ?? []).get()
-        #expect(doc.isDarkMode == !current)
+        #expect(doc.fixedDarkMode == !current)
         #expect(folderEntries(folder) == ["preferences.json"])
         print("crash safety: \(Self.kills) kills, \(totalCommits) commits reported, \(killsDuringWrite) kills left a temporary file (caught mid-write)")
     }

@@ -203,7 +203,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let kept = folderEntries(dir.file("prefs")).filter { $0.hasPrefix("preferences.json.bad-") }
         #expect(kept.count == 1 && isSymlink(dir.file("prefs/" + (kept.first ?? "?"))), "the link itself was kept aside")
         #expect(isRegularFile(prefs))
-        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.fixedDarkMode == true)
     }
 
     @Test func linkToAValidFileIsNotFollowedEither() throws {
@@ -260,7 +260,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         writeText(#"{"isDarkMode": false, "atStart": 1}"#, to: prefs)
         let pipe = try pipeBlockingAfterFirstCommit(trace, in: dir)
         let child = try kioskChild(["replay", trace, "--prefs", prefs], in: dir, tag: "merge", stdoutTo: pipe.childPath)
-        #expect(waitUntil { readText(prefs)?.contains("true") == true })
+        #expect(waitUntil { readText(prefs)?.contains(#""dark""#) == true })
         // Another program rewrites the file: drops a key, adds two.
         writeText(#"{"isDarkMode": true, "addedLater": [1, 2.50], "fleet": {"id": "k-7"}}"#, to: prefs)
         var out = ""
@@ -269,7 +269,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         expectCleanStderr(o, "merge")
         #expect(o.status == 0 && o.stderr.isEmpty, "\(o.stderr)")
         let object = try #require(try? PreferencesDocument.decode(readBytes(prefs) ?? []).get()).object
-        #expect(object["isDarkMode"] == .bool(true), "the kiosk's key wins (3 commits from light)")
+        #expect(object["appearance"] == .string("dark"), "the kiosk's key wins (3 commits from light)")
         #expect(object["fleet"] != nil && object["addedLater"] != nil, "\(readText(prefs) ?? "")")
         #expect(readText(prefs)?.contains("2.50") == true, "numbers kept as written")
         #expect(object["atStart"] == nil, "keys as found now, not as read at start")
@@ -292,7 +292,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         let kept = folderEntries(dir.path).filter { $0.hasPrefix("preferences.json.bad-") }
         #expect(kept.count == 1)
         #expect(readText(dir.file(kept.first ?? "?")) == "{\"isDarkMode\": tr")
-        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(prefs) ?? []).get())?.fixedDarkMode == true)
     }
 
     // MARK: 4. Closed standard descriptors
@@ -326,7 +326,7 @@ func runKiosk(_ arguments: [String], in folder: TempFolder, tag: String = "kiosk
         writeText(threeTaps, to: trace)
         let o = try kioskChild(["replay", trace, "--prefs", dir.file("p.json")], in: dir, tag: "closed12", closed: [1, 2]).wait(timeout: 60)
         #expect(o.status == 0)
-        #expect((try? PreferencesDocument.decode(readBytes(dir.file("p.json")) ?? []).get())?.isDarkMode == true)
+        #expect((try? PreferencesDocument.decode(readBytes(dir.file("p.json")) ?? []).get())?.fixedDarkMode == true)
     }
 
     // MARK: 5. Failed output is an error

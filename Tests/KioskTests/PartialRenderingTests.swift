@@ -12,33 +12,49 @@ import Testing
 @Suite struct PartialRenderingTests {
     /// Drives three apps with identical input: incremental, forced whole-page, uncached.
     static func compare(seed: UInt64, seconds: Double, size: PixelSize, scale: Double, showFPS: Bool) -> (frames: Int, partialFrames: Int, mismatches: [String]) {
-        let options = KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, showFPS: showFPS, toggleWidth: 80)
+        // The whole page: labels drawn (boxes from the fake typesetter), both toggles, the button.
+        let options = KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, showFPS: showFPS, toggleWidth: 80,
+                                   typesetter: EstimatingTypesetter(drawsBoxes: true))
         let incremental = KioskApp(options: options, isDarkMode: false)
         let whole = KioskApp(options: options, isDarkMode: false)
         let scratch = KioskApp(options: options, isDarkMode: false)
         scratch.incremental = false
-        // One driver per app, each with the same seeded input stream.
-        let drivers = [incremental, whole, scratch].map { app in
-            VirtualClockDriver(app: app, input: RandomInteraction(seed: seed, toggle: incremental.layout.togglePixelFrame,
-                                                                  pageWidth: Double(size.width), pageHeight: Double(size.height),
-                                                                  maxIdle: 0.5))
-        }
-        var commits: [[Bool?]] = [[], [], []]
-        for (i, d) in drivers.enumerated() { d.onEvent = { commits[i].append($0.commit) } }
+        var input = RandomInteraction(seed: seed, toggle: incremental.layout.togglePixelFrame,
+                                      pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: 0.5)
+        let v = incremental.frame(of: .vivid)
+        var vividInput = RandomInteraction(seed: seed &+ 99, toggle: Rect(x: v.minX * scale, y: v.minY * scale, width: v.width * scale, height: v.height * scale),
+                                           pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: 0.7)
+        let b = incremental.frame(of: .button)
+        var nextPageEvent = 0.9
         var mismatches: [String] = []
         var partialFrames = 0
         let frames = Int(seconds * 60)
         for i in 0..<frames {
+            let t = Double(i) / 60
+            while min(input.peekTime(), vividInput.peekTime()) <= t {
+                let e = input.peekTime() <= vividInput.peekTime() ? input.next() : vividInput.next()
+                let commits = [VirtualClockDriver.deliver(e, to: incremental), VirtualClockDriver.deliver(e, to: whole), VirtualClockDriver.deliver(e, to: scratch)]
+                if commits[0] != commits[1] || commits[0] != commits[2] { mismatches.append("frame \(i): commits differ \(commits)") }
+            }
+            // Now and then: a button tap (the label changes) or a Tab (the focus ring moves).
+            if t >= nextPageEvent {
+                for app in [incremental, whole, scratch] {
+                    if i % 2 == 0 {
+                        _ = app.handle(PointerEvent(id: 50, phase: .down, location: Point(b.midX, b.midY), timestamp: t))
+                        _ = app.handle(PointerEvent(id: 50, phase: .up, location: Point(b.midX, b.midY), timestamp: t))
+                    } else {
+                        _ = app.handleKey(named: "tab", at: t)
+                    }
+                }
+                nextPageEvent += 1.3
+            }
             // The same (fake) frame times for every app, so the overlay shows the same digits.
             for app in [incremental, whole, scratch] { app.recordFrameTime(milliseconds: Double(i % 23) * 0.7) }
-            whole.invalidate()
-            let steps = drivers.map { $0.step() }
-            let t = steps[0].time
-            if commits[0] != commits[1] || commits[0] != commits[2] { mismatches.append("frame \(i): commits differ \(commits)") }
-            commits = [[], [], []]
-            let dirty = steps[0].dirty
+            let dirty = incremental.renderFrame(at: t)
             if !dirty.isEmpty && dirty != [incremental.frame.bounds] { partialFrames += 1 }
-            #expect(steps[1].dirty == [whole.frame.bounds])
+            whole.invalidate()
+            #expect(whole.renderFrame(at: t) == [whole.frame.bounds])
+            _ = scratch.renderFrame(at: t)
             if let d = firstDifference(incremental.frame, whole.frame) { mismatches.append("frame \(i) t=\(t): vs whole-page redraw at \(d)") }
             if let d = firstDifference(incremental.frame, scratch.frame) { mismatches.append("frame \(i) t=\(t): vs uncached redraw at \(d)") }
             if mismatches.count > 5 { break }

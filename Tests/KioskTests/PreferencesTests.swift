@@ -17,10 +17,10 @@ import Testing
         return s
     }
 
-    @Test func missingFileStartsLightWithoutDiagnostic() {
+    @Test func missingFileFollowsTheSystemWithoutDiagnostic() {
         let dir = TempFolder()
         let result = makeStore(dir.file("preferences.json")).load()
-        #expect(result == PreferencesLoadResult(isDarkMode: false, source: .defaultNothingSaved, diagnostic: nil))
+        #expect(result == PreferencesLoadResult(appearance: .system, source: .defaultNothingSaved, diagnostic: nil))
     }
 
     @Test func saveThenLoadRoundTripsBothModes() throws {
@@ -36,7 +36,7 @@ import Testing
             #expect(reader.diagnostic == nil)
         }
         let doc = try PreferencesDocument.decode(readBytes(path)!).get()
-        #expect(doc.isDarkMode == true)
+        #expect(doc.fixedDarkMode == true)
         #expect(folderEntries(dir.path) == ["preferences.json"])  // no temporary files left
     }
 
@@ -49,8 +49,9 @@ import Testing
         #expect(store.save(isDarkMode: true) == nil)
         let value = try StrictJSONParser.parse(readBytes(path)!)
         let object = try #require(value.objectValue)
-        #expect(object.keys == ["future", "isDarkMode", "z"])
-        #expect(object["isDarkMode"] == .bool(true))
+        // The legacy key was migrated in its place.
+        #expect(object.keys == ["future", "appearance", "z"])
+        #expect(object["appearance"] == .string("dark"))
         #expect(JSONWriter.compact(object["future"]!) == #"{"list":[1,2.50,"xé"],"flag":null}"#)
         #expect(JSONWriter.compact(object["z"]!) == "1E3")
     }
@@ -205,11 +206,12 @@ import Testing
         var seen: [UInt8] = []
         store.willWrite = { seen = $0 }
         writeText(#"{"b": [true], "isDarkMode": false}"#, to: path)
-        #expect(store.save(values: JSONObject([JSONMember(key: "appearance", value: .string("dark"))])) == nil)
+        #expect(store.save(values: JSONObject([JSONMember(key: "theme", value: .string("x"))])) == nil)
         #expect(store.save(isDarkMode: true) == nil)
         let object = try PreferencesDocument.decode(readBytes(path)!).get().object
-        #expect(object.keys == ["b", "isDarkMode", "appearance"])
-        #expect(object["isDarkMode"] == .bool(true) && object["appearance"] == .string("dark") && object["a"] == nil)
+        // The legacy key found now is migrated in place; the kiosk's keys are merged over it.
+        #expect(object.keys == ["b", "appearance", "theme"])
+        #expect(object["appearance"] == .string("dark") && object["theme"] == .string("x") && object["a"] == nil)
         #expect(seen == readBytes(path))
     }
 

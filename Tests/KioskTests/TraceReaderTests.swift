@@ -39,7 +39,7 @@ import DarkModeToggle
 
     @Test(arguments: [
         ("{\"t\": 0, \"type\": \"down\", \"id\": 0, \"x\": 1, \"y\": 1}\n\n{\"t\": 0.1, \"type\": \"move\"", "t.jsonl, line 3: not valid JSON"),
-        (#"{"t": 0, "type": "hover", "id": 0, "x": 1, "y": 1}"#, #"line 1: unknown type "hover", expected down, move, up, cancel or key"#),
+        (#"{"t": 0, "type": "hover", "id": 0, "x": 1, "y": 1}"#, #"line 1: unknown type "hover", expected down, move, up, cancel, key or system"#),
         (#"{"t": 0, "type": 3, "id": 0, "x": 1, "y": 1}"#, #"line 1: "type" must be a string, found a number"#),
         (#"{"t": 0, "id": 0, "x": 1, "y": 1}"#, #"line 1: missing "type""#),
         (#"{"type": "down", "id": 0, "x": 1, "y": 1}"#, #"line 1: missing "t""#),

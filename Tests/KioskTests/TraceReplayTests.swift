@@ -85,19 +85,23 @@ import Testing
     }
 
     @Test func windowCoordinatesAreScaled() {
-        // At scale 2 the toggle (260 pt) is 520 px wide, centred on a 1600x1000 page.
+        // At scale 2 the toggle (260 pt) is 520 px wide; the 800 × 500 pt page puts the two
+        // toggle groups side by side, the Original on the left.
         let runner = ReplayRunner(size: PixelSize(width: 1600, height: 1000), scale: 2)
-        let center = (x: 800.0, y: 500.0)
+        let f = PageLayout(pixelWidth: 1600, pixelHeight: 1000, scale: 2, toggleWidth: 260).togglePixelFrame
+        #expect(f.width == 520 && f.height == 320 && f.maxX < 800)
+        let center = (x: f.midX, y: f.midY)
         let events: [TraceEvent] = [
             .pointer(id: 0, phase: .down, x: center.x, y: center.y, device: .touch, space: .window, t: 0),
             .pointer(id: 0, phase: .up, x: center.x, y: center.y, device: .touch, space: .window, t: 0.05),
-            // Just outside the toggle's left edge (x = 540 px): ignored.
-            .pointer(id: 0, phase: .down, x: 530, y: center.y, device: .touch, space: .window, t: 1),
-            .pointer(id: 0, phase: .up, x: 530, y: center.y, device: .touch, space: .window, t: 1.05),
+            // Just outside the toggle's left edge: ignored.
+            .pointer(id: 0, phase: .down, x: f.minX - 10, y: center.y, device: .touch, space: .window, t: 1),
+            .pointer(id: 0, phase: .up, x: f.minX - 10, y: center.y, device: .touch, space: .window, t: 1.05),
         ]
         var layout = ""
         let r = runner.run(events, initialDark: false, emit: { if layout.isEmpty { layout = $0 } })
         #expect(r.commits.map(\.value) == [true])
-        #expect(layout == #"{"layout":{"toggle":{"x":540,"y":340,"w":520,"h":320},"scale":2,"size":[1600,1000]}}"#)
+        #expect(layout.hasPrefix(#"{"layout":{"toggle":{"x":\#(Int(f.minX)),"y":\#(Int(f.minY)),"w":520,"h":320},"scale":2,"size":[1600,1000],"vivid":{"#))
+        #expect(layout.contains(#","w":520,"h":320},"button":{"x":"#))
     }
 }

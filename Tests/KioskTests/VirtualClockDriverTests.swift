@@ -154,7 +154,7 @@ import Testing
         let lines = out.stdout.split(separator: "\n").map(String.init)
         let frameLines = lines.filter { $0.hasPrefix("{\"frame\":") }
         #expect(frameLines.count > 10 && frameLines.count < 120, "\(frameLines.count) frame lines")
-        #expect(lines.contains(#"{"t":86400,"commit":true}"#))
+        #expect(lines.contains(#"{"t":86400,"commit":true,"appearance":"dark"}"#))
         #expect(lines.last?.hasPrefix(#"{"final":{"isDarkMode":true"#) == true)
         let readme = try String(contentsOf: SynopsisTests.readme, encoding: .utf8)
         #expect(readme.contains("`--frames` adds one line per rendered frame"))

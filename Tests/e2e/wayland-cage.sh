@@ -20,7 +20,15 @@ KIOSK=$(kiosk_binary)
 chmod 0755 "$E2E_TMP"
 SESSION="$E2E_TMP/session"; mkdir -m 0700 "$SESSION"
 cp "$KIOSK" "$SESSION/darkmode-kiosk"
-printf '{\n  "isDarkMode" : true\n}\n' > "$SESSION/prefs.json"
+printf '{\n  "appearance" : "dark"\n}\n' > "$SESSION/prefs.json"
+# The page colours the session's configuration gives (run --check, same binary, HOME and folder).
+page_colours() {
+    (cd "$SESSION" && env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" ./darkmode-kiosk run --check --prefs prefs.json) \
+        | sed -n 's/^page colours: light [0-9]*,[0-9]*,[0-9]*, dark \([0-9]*,[0-9]*,[0-9]*\)$/\1/p'
+}
+DARK_RGB=$(page_colours)
+[ -n "$DARK_RGB" ] || fail "run --check printed no 'page colours' line"
+echo "info: dark page colour from run --check: $DARK_RGB"
 cat > "$SESSION/inside.sh" <<'INNER'
 #!/bin/sh
 # Runs inside cage: start the kiosk, wait for its first frames, take a screenshot, stop it.
@@ -37,7 +45,9 @@ INNER
 chmod 0755 "$SESSION/inside.sh"
 chown -R 65534:65534 "$SESSION"
 
-env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" \
+# No session bus here: an unreachable address keeps SDL from autolaunching a dbus-daemon
+# (~100 ms of start-up and a stray daemon per run).
+env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
     WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
     timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
     cage -- "$SESSION/inside.sh" >"$E2E_TMP/cage.log" 2>&1 || true
@@ -50,7 +60,12 @@ grep -q "video driver wayland" "$SESSION/app.err" || fail "the kiosk did not use
 pass "SDL used the wayland video driver"
 
 [ -s "$SESSION/shot.png" ] || fail "no screenshot from grim: $(cat "$SESSION/grim.err" 2>/dev/null)"
-python3 - "$SESSION/shot.png" <<'PY' || fail "screenshot check failed"
+# The Original toggle's frame at the page size and scale the kiosk reported (replay layout line).
+read -r PW PH PS < <(sed -n 's/.*page \([0-9]*\)x\([0-9]*\) px, scale \([0-9.]*\).*/\1 \2 \3/p' "$SESSION/app.err" | head -1) || true
+[ -n "${PS:-}" ] || fail "the kiosk's timing line names no page size and scale"
+original_toggle "${PW}x${PH}" "$PS"
+echo "info: Original toggle ${OW}x${OH}+$OX+$OY on the ${PW}x${PH} page at scale $PS"
+python3 - "$SESSION/shot.png" "$DARK_RGB" "$CX" "$CY" <<'PY' || fail "screenshot check failed"
 import struct, sys, zlib
 # Minimal PNG reader (8-bit RGB/RGBA, no interlace): enough for grim's output.
 data = open(sys.argv[1], "rb").read()
@@ -74,13 +89,41 @@ for y in range(h):
             line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
     rows.append(line); prev = line
 def px(x, y): return tuple(rows[y][x * bpp:x * bpp + 3])
-dark = (83, 92, 114)
+dark = tuple(int(v) for v in sys.argv[2].split(","))
 corners = [px(2, 2), px(w - 3, 2), px(2, h - 3), px(w - 3, h - 3)]
 print(f"info: cage output {w}x{h}, corners {corners}")
 assert all(c == dark for c in corners), f"expected the saved dark page {dark} in every corner"
-centre = px(w // 2, h // 2)
-assert centre != dark, "the toggle should be drawn in the middle"
+centre = px(int(sys.argv[3]), int(sys.argv[4]))
+assert centre != dark, f"the Original toggle should be drawn at its layout centre ({sys.argv[3]}, {sys.argv[4]})"
 PY
-pass "the page covers the whole output in the saved dark mode, toggle in the middle"
+pass "the page covers the whole output in the saved dark mode, Original toggle drawn at its layout frame"
 grep -o "first frame presented [0-9]* ms" "$SESSION/app.err" | sed 's/^/info: /' || true
+
+# The compositor goes away under the running kiosk: it must exit 1 with one clear line (SDL
+# reports the lost Wayland connection as SDL_QUIT; no signal came, so the host calls it a lost
+# display), not hang and not exit 0 (cage 0.1.4 exits 0 anyway; the unit restarts on that).
+cat > "$SESSION/inside2.sh" <<'INNER'
+#!/bin/sh
+cd "$(dirname "$0")"
+SDL_VIDEODRIVER=wayland ./darkmode-kiosk --prefs prefs.json 2>app2.err &
+app=$!
+echo $app > app2.pid
+rc=0; wait $app || rc=$?
+echo "$rc" > app2.status
+INNER
+chmod 0755 "$SESSION/inside2.sh"; chown 65534:65534 "$SESSION/inside2.sh"
+env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+    WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
+    setpriv --reuid=65534 --regid=65534 --clear-groups \
+    cage -- "$SESSION/inside2.sh" >"$E2E_TMP/cage2.log" 2>&1 &
+CAGE=$!
+E2E_PIDS+=($CAGE)
+for _ in $(seq 100); do [ -s "$SESSION/app2.pid" ] && break; sleep 0.05; done
+sleep 1.5
+kill -KILL "$CAGE"
+for _ in $(seq 50); do [ -s "$SESSION/app2.status" ] && break; sleep 0.1; done
+[ -s "$SESSION/app2.status" ] || { kill -KILL "$(cat "$SESSION/app2.pid")" 2>/dev/null; fail "the kiosk still ran 5 s after cage was killed"; }
+[ "$(cat "$SESSION/app2.status")" = 1 ] || fail "kiosk exited $(cat "$SESSION/app2.status") after the compositor died (expected 1); stderr: $(cat "$SESSION/app2.err")"
+[ "$(grep -c "display connection ended" "$SESSION/app2.err")" = 1 ] || fail "expected one display-loss line, got: $(cat "$SESSION/app2.err")"
+pass "cage killed under the kiosk: exit 1 and one line: $(grep "display connection ended" "$SESSION/app2.err")"
 echo "wayland-cage end-to-end: all checks passed"

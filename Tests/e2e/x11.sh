@@ -14,10 +14,12 @@ need Xvfb xdotool matchbox-window-manager import convert xwininfo xprop xdpyinfo
 KIOSK=$(kiosk_binary)
 PREFS="$E2E_TMP/config/preferences.json"
 mkdir -p "$(dirname "$PREFS")"
-LIGHT=CDE7FF   # (205,231,255)
-DARK=535C72    # (83,92,114)
-# Screen 1920x1080 at scale 1: the toggle (260x160 pt) is centred at (960,540).
-CX=960 CY=540
+# Page colours from the real configuration (run --check), the Original toggle's frame from
+# the replay layout line at the same size and scale.
+page_colours --size 1920x1080 --scale 1 --prefs "$PREFS"
+echo "info: page colours light #$LIGHT, dark #$DARK"
+original_toggle 1920x1080 1
+echo "info: Original toggle ${OW}x${OH}+$OX+$OY"
 
 start_xvfb 1920x1080
 
@@ -29,7 +31,8 @@ pass "window covers the screen ($geo)"
 wait_corners $LIGHT "first start without preferences shows the light page"
 pass "light page colour #$LIGHT at all corners"
 title=$(xprop -id "$WIN" _NET_WM_NAME)
-[[ "$title" == *'"DarkModeKiosk — Dark Mode: Off"'* ]] || fail "title is $title, expected DarkModeKiosk — Dark Mode: Off"
+# No preferences file: the page follows the system (no system input here → light).
+[[ "$title" == *'"DarkModeKiosk — Dark Mode: Off (following system)"'* ]] || fail "title is $title, expected DarkModeKiosk — Dark Mode: Off (following system)"
 pass "title names the state: $title"
 grep -o 'first frame presented [0-9]* ms' "$E2E_TMP/app.err" | sed 's/^/info: /' || true
 
@@ -108,13 +111,19 @@ stop_kiosk
 # --- 8. rotation 90: presentation covers the screen, input maps back -----------------------
 start_kiosk --prefs "$PREFS" --scale 1 --rotate 90 --reduce-motion
 wait_corners $DARK "rotation 90: page covers every corner"
-# Portrait page 1080x1920 turned clockwise: the toggle stands 160 px wide and 260 px tall on
-# screen. (CX+110, CY) lies inside the unrotated toggle only; (CX, CY+110) inside the rotated one.
-tap $((CX + 110)) $CY
+# Portrait page 1080x1920 turned clockwise: page point (px, py) appears at screen
+# (1920 - py, px). The Original toggle's portrait frame comes from the replay layout.
+original_toggle 1080x1920 1
+RX=$((1920 - CY)) RY=$CX
+echo "info: rotated Original toggle centre on screen ($RX,$RY)"
+# A point 110 px right of the rotated centre lies outside the rotated toggle (it is OH px wide
+# on screen) but would be inside the unrotated one.
+[ $((OH / 2)) -lt 110 ] && [ $((OW / 2)) -gt 110 ] || fail "rotation 90: toggle ${OW}x${OH} too small for the probe"
+tap $((RX + 110)) $RY
 sleep 0.8
 [ "$(prefs_mode "$PREFS")" = true ] || fail "rotation 90: a tap outside the rotated toggle changed the mode"
-tap $CX $((CY + 110))
-wait_prefs "$PREFS" false "rotation 90: tap inside the rotated toggle (screen $CX,$((CY + 110)))"
+tap $RX $((RY + 110))
+wait_prefs "$PREFS" false "rotation 90: tap inside the rotated toggle (screen $RX,$((RY + 110)))"
 wait_corners $LIGHT "rotation 90 after the tap" 3
 pass "rotation 90: input mapped through the rotation, page light"
 stop_kiosk

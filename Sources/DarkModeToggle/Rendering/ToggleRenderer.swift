@@ -42,28 +42,8 @@ public struct ToggleFrame: Equatable, Sendable {
 /// pixels and a phase of 1/`subpixelSteps` px, and the piece is rasterized at that phase (each
 /// phase a sprite of its own, kept like any other piece) and composited at the whole-pixel part.
 /// The residual error is at most half a step (1/16 px).
-public final class ToggleRenderer {
-    public let metrics: ToggleMetrics
-    /// Device pixels per point.
-    public let scale: Double
+public final class ToggleRenderer: ToggleDeviceRenderer {
     private var cache: ToggleSpriteCache?
-
-    public init(width: Double, scale: Double) {
-        precondition(scale > 0 && scale.isFinite, "scale must be positive")
-        metrics = ToggleMetrics(width: width)
-        self.scale = scale
-    }
-
-    /// Device pixels per track artboard unit.
-    var trackUnit: Double { metrics.trackScale * scale }
-    /// Device pixels per celestial artboard unit.
-    var celestialUnit: Double { metrics.celestialScale * scale }
-
-    /// The track transform for a component whose top-left is at device `origin`.
-    func trackTransform(_ origin: (x: Int, y: Int)) -> Transform {
-        Transform.scale(trackUnit, trackUnit)
-            .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
-    }
 
     /// Sub-pixel positions per device pixel at which moving pieces are drawn.
     public static let subpixelSteps = 8

@@ -15,7 +15,9 @@ import Raster
 /// only in what is remembered, which the tests check.
 final class ToggleSpriteCache {
     private unowned let renderer: ToggleRenderer
-    private let pool: LayerPool
+    private let maker: SpriteMaker
+    private var pool: LayerPool { maker.pool }
+    private var retained: Bool { maker.retained }
     /// Track device bounds relative to the component origin.
     private let trackBounds: IntRect
     private let trackTransform: Transform
@@ -27,45 +29,19 @@ final class ToggleSpriteCache {
     private var stars: [Sprite?] = Array(repeating: nil, count: ToggleArt.stars.count)
     /// Sun and moon sprites by `CelestialPlacement.phaseKey`.
     private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
-    /// Index each piece's content runs (worth it only when pieces are kept for many frames).
-    private let retained: Bool
-    private var borrowed: [Pixmap] = []
 
     init(renderer r: ToggleRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
-        self.pool = pool
-        self.retained = retained
+        maker = SpriteMaker(pool: pool, retained: retained)
         trackTransform = r.trackTransform((0, 0))
         measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
         measure.transform = trackTransform
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
     }
 
-    /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
-    private func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
-        // Kept pieces own their memory; a one-frame instance borrows from the pool.
-        let pix: Pixmap
-        if retained {
-            pix = Pixmap(width: bounds.width, height: bounds.height)
-        } else {
-            pix = pool.take(width: bounds.width, height: bounds.height)
-            borrowed.append(pix)
-        }
-        let c = Canvas(pix, pool: pool)
-        c.retarget(pix, origin: (bounds.x, bounds.y))
-        c.transform = transform
-        draw(c)
-        var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
-        if retained {
-            s = s.trimmed()
-            s.indexRuns()
-        }
-        return s
-    }
-
     private func trackPiece(_ slot: inout Sprite?, _ draw: (Canvas) -> Void) -> Sprite {
         if let s = slot { return s }
-        let s = sprite(trackBounds, trackTransform, draw)
+        let s = maker.sprite(trackBounds, trackTransform, draw)
         slot = s
         return s
     }
@@ -102,7 +78,7 @@ final class ToggleSpriteCache {
         var bounds = measure.deviceBounds(of: ToggleRenderer.cloudBounds(group))
         bounds.height += 1   // room for the sub-pixel shift
         let shift = Double(phase) / Double(ToggleRenderer.subpixelSteps)
-        let s = sprite(bounds, trackTransform.concatenating(.translation(0, shift))) { c in
+        let s = maker.sprite(bounds, trackTransform.concatenating(.translation(0, shift))) { c in
             for center in group.circles {
                 c.fill(Path.circle(center: center, radius: ToggleArt.cloudRadius), .solid(ToggleArt.Palette.cloud))
             }
@@ -115,7 +91,7 @@ final class ToggleSpriteCache {
         if let s = stars[i] { return s }
         let r = renderer, star = ToggleArt.stars[i]
         let margin = Double(GaussianBlur.extent(sigma: star.blur * r.trackUnit)) / r.trackUnit
-        let s = sprite(measure.deviceBounds(of: ToggleRenderer.starBounds(star).insetBy(dx: -margin, dy: -margin)), trackTransform) { c in
+        let s = maker.sprite(measure.deviceBounds(of: ToggleRenderer.starBounds(star).insetBy(dx: -margin, dy: -margin)), trackTransform) { c in
             r.drawStar(star, on: c, opacity: 1)
         }
         stars[i] = s
@@ -129,27 +105,15 @@ final class ToggleSpriteCache {
         let r = renderer
         let home = CelestialPlacement(x: 0, y: 0, phaseX: placement.phaseX, phaseY: placement.phaseY)
         let art = isMoon ? ToggleArt.moon : ToggleArt.sun
-        let s = sprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
+        let s = maker.sprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
             r.drawBody(art, occlusion: isMoon, on: c, celestial: home, opacity: 1)
         }
         if isMoon { moons[key] = s } else { suns[key] = s }
         return s
     }
 
-    /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy).
-    private func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,
-                       opacity: Double = 1, mask: LayerMask? = nil) {
-        let home = sprite.origin
-        sprite.origin = (home.x + origin.x + dx, home.y + origin.y + dy)
-        canvas.draw(sprite, opacity: opacity, mask: mask)
-        sprite.origin = home
-    }
-
     /// Returns borrowed memory to the pool (one-frame instances).
-    func releaseBorrowed() {
-        for p in borrowed { pool.give(p) }
-        borrowed.removeAll()
-    }
+    func releaseBorrowed() { maker.releaseBorrowed() }
 
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
     /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
@@ -161,17 +125,17 @@ final class ToggleSpriteCache {
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
         canvas.transform = r.trackTransform(o)
         // Skies and outer borders, cross-faded.
-        place(sky(night: false), on: canvas, at: o)
-        if p > 0 { place(sky(night: true), on: canvas, at: o, opacity: p) }
-        if p < 1 { place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
-        if p > 0 { place(border(night: true), on: canvas, at: o, opacity: p) }
+        SpriteMaker.place(sky(night: false), on: canvas, at: o)
+        if p > 0 { SpriteMaker.place(sky(night: true), on: canvas, at: o, opacity: p) }
+        if p < 1 { SpriteMaker.place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
+        if p > 0 { SpriteMaker.place(border(night: true), on: canvas, at: o, opacity: p) }
         canvas.beginLayer(deviceBounds: track)
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
             canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.daySky))
             for (i, group) in ToggleArt.cloudGroups.enumerated() {
                 let shift = r.cloudShift(frame.ambient.cloudOffsetsY[i])
-                place(cloud(i, phase: shift.phase), on: canvas, at: o, dy: shift.whole, opacity: group.opacity)
+                SpriteMaker.place(cloud(i, phase: shift.phase), on: canvas, at: o, dy: shift.whole, opacity: group.opacity)
             }
             if p > 0 { canvas.endLayer(opacity: 1 - p) }
         }
@@ -180,18 +144,18 @@ final class ToggleSpriteCache {
             canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.nightSky))
             for (i, art) in ToggleArt.stars.enumerated() {
                 let a = frame.ambient.starOpacities[art.group]
-                if a > 0 { place(star(i), on: canvas, at: o, opacity: a) }
+                if a > 0 { SpriteMaker.place(star(i), on: canvas, at: o, opacity: a) }
             }
             if p < 1 { canvas.endLayer(opacity: p) }
         }
         let m = mask()
         canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
         // Inner edges, cross-faded.
-        if p < 1 { place(edge(night: false), on: canvas, at: o, opacity: 1 - p) }
-        if p > 0 { place(edge(night: true), on: canvas, at: o, opacity: p) }
+        if p < 1 { SpriteMaker.place(edge(night: false), on: canvas, at: o, opacity: 1 - p) }
+        if p > 0 { SpriteMaker.place(edge(night: true), on: canvas, at: o, opacity: p) }
 
         let c = r.celestialOrigin(o, position: frame.position)
-        if p < 1 { place(body(moon: false, at: c), on: canvas, at: c.whole, opacity: 1 - p) }
-        if p > 0 { place(body(moon: true, at: c), on: canvas, at: c.whole, opacity: p) }
+        if p < 1 { SpriteMaker.place(body(moon: false, at: c), on: canvas, at: c.whole, opacity: 1 - p) }
+        if p > 0 { SpriteMaker.place(body(moon: true, at: c), on: canvas, at: c.whole, opacity: p) }
     }
 }

@@ -16,27 +16,8 @@ import Raster
 /// (`VividSpriteCache`); `cached: false` rasterizes them anew with the same composition. The
 /// stars change size continuously, so they are rasterized for every frame (six small
 /// polygons). Sprites are placed on whole device pixels.
-public final class VividRenderer {
-    public let metrics: ToggleMetrics
-    /// Device pixels per point.
-    public let scale: Double
+public final class VividRenderer: ToggleDeviceRenderer {
     private var cache: VividSpriteCache?
-
-    public init(width: Double, scale: Double) {
-        precondition(scale > 0 && scale.isFinite, "scale must be positive")
-        metrics = ToggleMetrics(width: width)
-        self.scale = scale
-    }
-
-    /// Device pixels per track artboard unit.
-    var trackUnit: Double { metrics.trackScale * scale }
-    /// Device pixels per celestial artboard unit.
-    var celestialUnit: Double { metrics.celestialScale * scale }
-
-    func trackTransform(_ origin: (x: Int, y: Int)) -> Transform {
-        Transform.scale(trackUnit, trackUnit)
-            .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
-    }
 
     /// Scene units → device, for a component at `origin`, with the scene moved down by `dy`
     /// device pixels.

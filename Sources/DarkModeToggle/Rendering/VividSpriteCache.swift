@@ -23,8 +23,9 @@ import Raster
 /// composition.
 final class VividSpriteCache {
     private unowned let renderer: VividRenderer
-    private let pool: LayerPool
-    private let retained: Bool
+    private let maker: SpriteMaker
+    private var pool: LayerPool { maker.pool }
+    private var retained: Bool { maker.retained }
     /// Track frame and inner frame device bounds relative to the component origin.
     private let trackBounds: IntRect
     private let innerBounds: IntRect
@@ -33,14 +34,12 @@ final class VividSpriteCache {
     private var clip, border, halo, sun, moon, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
-    private var borrowed: [Pixmap] = []
     private var planeScratch: [Float] = []
     private var blurScratch: [Float] = []
 
     init(renderer r: VividRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
-        self.pool = pool
-        self.retained = retained
+        maker = SpriteMaker(pool: pool, retained: retained)
         trackTransform = r.trackTransform((0, 0))
         measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
         measure.transform = trackTransform
@@ -48,31 +47,9 @@ final class VividSpriteCache {
         innerBounds = measure.deviceBounds(of: VividArt.innerFrame)
     }
 
-    private func newPixmap(_ bounds: IntRect) -> Pixmap {
-        if retained { return Pixmap(width: bounds.width, height: bounds.height) }
-        let pix = pool.take(width: bounds.width, height: bounds.height)
-        borrowed.append(pix)
-        return pix
-    }
-
-    /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
-    private func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
-        let pix = newPixmap(bounds)
-        let c = Canvas(pix, pool: pool)
-        c.retarget(pix, origin: (bounds.x, bounds.y))
-        c.transform = transform
-        draw(c)
-        var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
-        if retained {
-            s = s.trimmed()
-            s.indexRuns()
-        }
-        return s
-    }
-
     private func clipSprite() -> Sprite {
         if let s = clip { return s }
-        let s = sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
+        let s = maker.sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
         clip = s
         return s
     }
@@ -100,7 +77,7 @@ final class VividSpriteCache {
         let w = plane.width, h = plane.height
         if planeScratch.count < w * h { planeScratch = [Float](repeating: 0, count: max(1, w * h)) }
         let ob = (cut ?? full).intersection(plane)
-        let out = newPixmap(ob)
+        let out = maker.newPixmap(ob)
         let tint = art.color.premultiplied8.packed
         let sp = src.pixmap
         planeScratch.withUnsafeMutableBufferPointer { vb in
@@ -142,7 +119,7 @@ final class VividSpriteCache {
     /// Sprites composited in order (src-over) into one sprite covering `bounds`; with
     /// `cutInterior`, pixels where the capsule is opaque are cleared afterwards.
     private func stack(_ bounds: IntRect, _ parts: [(Sprite, Double)], cutInterior: Bool) -> Sprite {
-        let pix = newPixmap(bounds)
+        let pix = maker.newPixmap(bounds)
         pix.clear()
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (bounds.x, bounds.y))
@@ -247,7 +224,7 @@ final class VividSpriteCache {
 
     private func borderSprite() -> Sprite {
         if let s = border { return s }
-        let line = sprite(trackBounds, trackTransform) { $0.fill(VividRenderer.borderPath, VividRenderer.borderPaint) }
+        let line = maker.sprite(trackBounds, trackTransform) { $0.fill(VividRenderer.borderPath, VividRenderer.borderPaint) }
         let s = stack(trackBounds, [(shadow(of: line, cut: trackBounds), 1), (line, 1)], cutInterior: false)
         border = s
         return s
@@ -256,7 +233,7 @@ final class VividSpriteCache {
     private func haloSprite() -> Sprite {
         if let s = halo { return s }
         let center = VividArt.haloCenter(appearance: 0)
-        let discs = sprite(measure.deviceBounds(of: VividRenderer.haloBounds), trackTransform) { c in
+        let discs = maker.sprite(measure.deviceBounds(of: VividRenderer.haloBounds), trackTransform) { c in
             for h in VividArt.halos {
                 c.fill(Path.circle(center: center, radius: h.diameter / 2), .solid(Color.white.withAlpha(h.opacity)))
             }
@@ -280,7 +257,7 @@ final class VividSpriteCache {
         let group = VividArt.cloudGroups[i]
         let k = VividArt.sceneScale, f = VividArt.innerFrame
         let sceneToDevice = Transform.scale(k, k).concatenating(.translation(f.minX, f.minY)).concatenating(trackTransform)
-        return sprite(measure.deviceBounds(of: VividRenderer.cloudBounds(group)), sceneToDevice) { c in
+        return maker.sprite(measure.deviceBounds(of: VividRenderer.cloudBounds(group)), sceneToDevice) { c in
             for circle in group.circles {
                 c.fill(Path.circle(center: circle.center, radius: circle.radius), .solid(VividArt.Palette.cloud))
             }
@@ -302,27 +279,15 @@ final class VividSpriteCache {
         if let s = isMoon ? moon : sun { return s }
         let r = renderer, zero = (x: 0, y: 0)
         let art = isMoon ? VividArt.moon : VividArt.sun
-        let s = sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
+        let s = maker.sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
             r.drawBody(art, on: c, celestial: zero)
         }
         if isMoon { moon = s } else { sun = s }
         return s
     }
 
-    /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy).
-    private func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,
-                       opacity: Double = 1) {
-        let home = sprite.origin
-        sprite.origin = (home.x + origin.x + dx, home.y + origin.y + dy)
-        canvas.draw(sprite, opacity: opacity)
-        sprite.origin = home
-    }
-
     /// Returns borrowed memory to the pool (one-frame instances).
-    func releaseBorrowed() {
-        for p in borrowed { pool.give(p) }
-        borrowed.removeAll()
-    }
+    func releaseBorrowed() { maker.releaseBorrowed() }
 
     /// Composes one frame. A scene at opacity 1 (the other one invisible) is drawn straight into
     /// the track layer instead of its own layer (same result: src-over is associative).
@@ -332,24 +297,24 @@ final class VividSpriteCache {
         let inner = innerBounds.offsetBy(dx: o.x, dy: o.y)
         canvas.transform = r.trackTransform(o)
         if p == 0 || p == 1 {
-            place(outer(dark: p == 1), on: canvas, at: o)
+            SpriteMaker.place(outer(dark: p == 1), on: canvas, at: o)
         } else {
-            place(capsuleShadow(), on: canvas, at: o)
-            place(outerExtra(dark: false), on: canvas, at: o, opacity: 1 - p)
-            place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
+            SpriteMaker.place(capsuleShadow(), on: canvas, at: o)
+            SpriteMaker.place(outerExtra(dark: false), on: canvas, at: o, opacity: 1 - p)
+            SpriteMaker.place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
         }
         canvas.beginLayer(deviceBounds: inner)
         canvas.fill(deviceRect: inner, VividArt.Palette.daySky)
         if p > 0 {
-            if p < 1 { place(capsuleShadow(), on: canvas, at: o, opacity: p) }
+            if p < 1 { SpriteMaker.place(capsuleShadow(), on: canvas, at: o, opacity: p) }
             canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
         }
-        place(haloSprite(), on: canvas, at: o, dx: r.haloShift(appearance: p))
+        SpriteMaker.place(haloSprite(), on: canvas, at: o, dx: r.haloShift(appearance: p))
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: inner) }
             for i in VividArt.cloudGroups.indices {
                 let float = frame.ambient.vividCloudOffsetsY.indices.contains(i) ? frame.ambient.vividCloudOffsetsY[i] : 0
-                place(cloudSprite(i), on: canvas, at: o, dy: r.cloudShift(appearance: p, float: float),
+                SpriteMaker.place(cloudSprite(i), on: canvas, at: o, dy: r.cloudShift(appearance: p, float: float),
                       opacity: VividArt.cloudGroups[i].opacity)
             }
             if p > 0 { canvas.endLayer(opacity: 1 - p) }
@@ -363,10 +328,10 @@ final class VividSpriteCache {
         }
         let m = clipSprite()
         canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
-        place(borderSprite(), on: canvas, at: o)
+        SpriteMaker.place(borderSprite(), on: canvas, at: o)
 
         let c = r.celestialOrigin(o, position: frame.position)
-        if p < 1 { place(bodySprite(moon: false), on: canvas, at: c, opacity: 1 - p) }
-        if p > 0 { place(bodySprite(moon: true), on: canvas, at: c, opacity: p) }
+        if p < 1 { SpriteMaker.place(bodySprite(moon: false), on: canvas, at: c, opacity: 1 - p) }
+        if p > 0 { SpriteMaker.place(bodySprite(moon: true), on: canvas, at: c, opacity: p) }
     }
 }

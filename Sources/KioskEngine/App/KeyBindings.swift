@@ -11,3 +11,21 @@ public enum KeyBindings {
         }
     }
 }
+
+/// What a key does on the page.
+public enum PageKeyAction: Equatable, Sendable {
+    case focusNext, focusPrevious, activate
+}
+
+extension KeyBindings {
+    /// The page's action for a key name (SDL spelling): Tab / Shift-Tab and the arrow keys move
+    /// the focus, Space / Return activate the focused control.
+    public static func pageAction(forKeyName name: String, shift: Bool = false) -> PageKeyAction? {
+        switch name.lowercased() {
+        case "tab": return shift ? .focusPrevious : .focusNext
+        case "right", "down": return .focusNext
+        case "left", "up": return .focusPrevious
+        default: return action(forKeyName: name) == .activate ? .activate : nil
+        }
+    }
+}

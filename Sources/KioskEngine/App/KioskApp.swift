@@ -2,7 +2,7 @@ import DarkModeToggle
 import Raster
 
 /// What the app needs to know about its surroundings at start.
-public struct KioskOptions: Sendable {
+public struct KioskOptions {
     /// Page size in pixels (already rotated: the page's own width and height).
     public var pixelWidth: Int
     public var pixelHeight: Int
@@ -12,19 +12,38 @@ public struct KioskOptions: Sendable {
     public var showFPS: Bool
     /// Toggle width in points.
     public var toggleWidth: Double
-    /// The page's light and dark colours.
-    public var theme: PageTheme
+    /// Every named colour of the page.
+    public var colors: ColorSets
+    /// Draw with the high-contrast variants.
+    public var highContrast: Bool
+    /// The page's words and who shapes them (nil: estimated sizes, no text drawn).
+    public var strings: PageStrings
+    public var typesetter: LabelTypesetter?
+
+    /// The page's light and dark background (the `pageBackground` colour set).
+    public var theme: PageTheme {
+        get { PageTheme(light: colors[.pageBackground].light, dark: colors[.pageBackground].dark) }
+        set {
+            colors[.pageBackground].light = newValue.light
+            colors[.pageBackground].dark = newValue.dark
+        }
+    }
 
     public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, reduceMotion: Bool = false,
-                showFPS: Bool = false, toggleWidth: Double = 260,
-                theme: PageTheme = .standard) {
+                showFPS: Bool = false, toggleWidth: Double = 260, theme: PageTheme? = nil,
+                colors: ColorSets = .standard, highContrast: Bool = false,
+                strings: PageStrings = .english, typesetter: LabelTypesetter? = nil) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale
         self.reduceMotion = reduceMotion
         self.showFPS = showFPS
         self.toggleWidth = toggleWidth
-        self.theme = theme
+        self.colors = colors
+        self.highContrast = highContrast
+        self.strings = strings
+        self.typesetter = typesetter
+        if let theme { self.theme = theme }
     }
 }
 
@@ -32,154 +51,374 @@ public struct KioskOptions: Sendable {
 /// Every driver (SDL host, replay, bench) calls the same methods with its own clock; nothing
 /// here reads a clock, the file system or the display.
 ///
-/// Each frame re-renders only what changed: the whole page when the page colour changes (the
-/// cross-fade after a commit), otherwise only the toggle's rectangle when its visual state or
-/// ambient animation moved, and the FPS overlay when shown. `renderFrame` returns those
-/// rectangles so the host uploads only them.
+/// The page holds three controls: the Original toggle, the Vivid toggle and the "Use System
+/// Setting" button. Both toggles show the one effective mode; a commit on one makes the other
+/// follow. Each frame re-renders only what changed: the whole page when anything static changed
+/// (named colours during the cross-fade, the button's label, focus, layout), otherwise only the
+/// toggles' dirty rectangles (everything under them redrawn, clipped), and the FPS overlay.
 public final class KioskApp {
     public private(set) var options: KioskOptions
     /// The persistent CPU frame (page pixels, premultiplied RGBA, R,G,B,A byte order).
     public let frame: Pixmap
     public private(set) var layout: PageLayout
-    private var interaction: ToggleInteraction
-    private var renderer: ToggleRenderer
+    private var interactions: [ToggleInteraction]
+    private var renderers: [any ToggleStyleRenderer]
     private let canvas: Canvas
+    private let typesetter: LabelTypesetter
+    private var labelSlots = [LabelSlot](repeating: LabelSlot(), count: 3)
     /// Page darkness 0…1 (cross-fades on commit).
     private var pageFade: ProgressAnimation
     /// Time origin of the ambient loops (the scene's first appearance).
     private var ambientStart: Double?
     private var lastTime: Double = 0
+    /// The person's choice: a fixed mode, or follow the system.
+    public private(set) var appearancePreference: AppearancePreference
+    /// What the system input says (default: no preference, which resolves to light).
+    public private(set) var systemAppearance: SystemAppearance
+    /// Commits that started a page cross-fade (person's or system's).
+    public private(set) var commitCount = 0
+    /// The focused control (keyboard), and whether the ring shows (after Tab/arrows).
+    public private(set) var focus: PageControl = .original
+    public private(set) var focusVisible = false
+    /// Pointer ids pressing the button (a tap commits when it lifts inside).
+    private var buttonPointer: Int?
     // What the frame currently shows.
-    private var shownPage: UInt32?
-    private var shownToggle: ToggleFrame?
+    private var shownStatic: StaticKey?
+    private var shownToggles: [ToggleFrame?] = [nil, nil]
+    private var material = MaterialCache()
     /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
     /// that shows what caching and invalidation buy.
     public var incremental = true
     public let fps = FrameTimeOverlay()
 
-    public init(options: KioskOptions, isDarkMode: Bool) {
+    public init(options: KioskOptions, preference: AppearancePreference, system: SystemAppearance = .noPreference) {
+        appearancePreference = preference
+        systemAppearance = system
+        let isDarkMode = system.resolves(preference)
         self.options = options
+        typesetter = options.typesetter ?? EstimatingTypesetter()
         layout = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
                             scale: options.scale, toggleWidth: options.toggleWidth)
-        interaction = ToggleInteraction(metrics: layout.metrics, isOn: isDarkMode, reduceMotion: options.reduceMotion)
-        renderer = ToggleRenderer(width: options.toggleWidth, scale: options.scale)
+        let m = ToggleMetrics(width: options.toggleWidth)
+        interactions = [ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: options.reduceMotion),
+                        ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: options.reduceMotion)]
+        renderers = []
         frame = Pixmap(width: options.pixelWidth, height: options.pixelHeight)
         canvas = Canvas(frame)
         pageFade = .still(isDarkMode ? 1 : 0)
+        relayout()
+    }
+
+    /// Starts in a fixed mode (the preference `.dark` or `.light`).
+    public convenience init(options: KioskOptions, isDarkMode: Bool) {
+        self.init(options: options, preference: AppearancePreference(isDark: isDarkMode))
     }
 
     // MARK: State
 
-    /// The committed mode.
-    public var isDarkMode: Bool { interaction.isOn }
-    public var commitCount: Int { interaction.commitCount }
-    public var accessibility: AccessibilityState { interaction.accessibility }
-    /// The accessibility summary for window titles and logs, e.g. "Dark Mode: On".
-    public var accessibilitySummary: String { accessibility.summary }
+    /// The effective mode (the preference resolved against the system input), as the toggles
+    /// show it once they settle.
+    public var isDarkMode: Bool { interactions[0].isOn }
+    /// True while the page follows the system.
+    public var followsSystem: Bool { appearancePreference == .system }
+    public var accessibility: AccessibilityState { interactions[0].accessibility }
+    /// The button's words now.
+    public var buttonText: String { followsSystem ? options.strings.followingSystem : options.strings.useSystemSetting }
 
-    /// The toggle's frame on the page, in points.
-    public var toggleFrame: Rect { layout.toggleFrame }
+    /// The accessibility summary for window titles, sd_notify STATUS and `replay`, e.g.
+    /// "Dark Mode: On (following system)" or "Dark Mode: Off".
+    public var accessibilitySummary: String {
+        accessibility.summary + (followsSystem ? " (following system)" : "")
+    }
+    /// The same summary (the name sd_notify STATUS uses).
+    public var statusSummary: String { accessibilitySummary }
 
-    /// What the toggle shows at `time` (appearance and position progress).
-    public func visualState(at time: Double) -> ToggleVisualState { interaction.visualState(at: time) }
-
-    /// The page colour at `time` (cross-fading after a commit).
-    public func pageColor(at time: Double) -> Color {
-        options.theme.pageColor(darkness: pageFade.value(at: time))
+    /// Each control's accessibility label and value: both toggles "Dark Mode" On/Off, the button
+    /// "Follow System Appearance" On/Off.
+    public var controlAccessibility: [(control: PageControl, label: String, value: String)] {
+        let mode = accessibility
+        return [(.original, "\(mode.label) (\(options.strings.original))", mode.value),
+                (.vivid, "\(mode.label) (\(options.strings.vivid))", mode.value),
+                (.button, options.strings.followSystemAppearance,
+                 followsSystem ? AccessibilityState.valueOn : AccessibilityState.valueOff)]
     }
 
-    /// True when the toggle, the page cross-fade and any gesture are at rest at `time`
+    /// All three controls in one line, for the window title and `replay`.
+    public var pageAccessibilitySummary: String {
+        controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: "; ")
+    }
+
+    /// The original toggle's frame on the page, in points.
+    public var toggleFrame: Rect { layout.toggleFrame }
+
+    /// A control's frame on the page, in points.
+    public func frame(of control: PageControl) -> Rect { layout.frame(of: control) }
+
+    /// A point given in a control's own points ((0,0) its top-left, unscaled content points) →
+    /// page points.
+    public func pagePoint(in control: PageControl, x: Double, y: Double) -> Point {
+        let f = layout.frame(of: control), k = control == .button ? 1 : layout.contentScale
+        return Point(f.minX + x * k, f.minY + y * k)
+    }
+
+    /// What the original toggle shows at `time` (appearance and position progress).
+    public func visualState(at time: Double) -> ToggleVisualState { interactions[0].visualState(at: time) }
+    /// What a toggle shows at `time`.
+    public func visualState(of control: PageControl, at time: Double) -> ToggleVisualState {
+        interactions[control == .vivid ? 1 : 0].visualState(at: time)
+    }
+
+    /// Page darkness 0…1 at `time`.
+    public func darkness(at time: Double) -> Double { pageFade.value(at: time) }
+
+    /// Every named colour at `time` (all cross-fading together).
+    public func colors(at time: Double) -> ResolvedColors {
+        options.colors.resolve(darkness: pageFade.value(at: time), highContrast: options.highContrast)
+    }
+
+    /// The page colour at `time` (cross-fading after a commit).
+    public func pageColor(at time: Double) -> Color { colors(at: time)[.pageBackground] }
+
+    /// True when the toggles, the page cross-fade and any gesture are at rest at `time`
     /// (ambient loops aside).
     public func isSettled(at time: Double) -> Bool {
-        interaction.isSettled(at: time) && pageFade.isSettled(at: time)
+        interactions.allSatisfy { $0.isSettled(at: time) } && pageFade.isSettled(at: time)
     }
 
     /// True while anything moves (as of the last frame or input); when false the host may
     /// block waiting for events.
     public var needsFrames: Bool {
-        shownPage == nil || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: options.reduceMotion)
+        shownStatic == nil || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: options.reduceMotion)
             || options.showFPS && fps.needsRedraw
     }
 
     // MARK: Layout
 
+    /// Shapes the labels at the current scale (only when text or size changed) and lays out.
+    private func relayout() {
+        func measure(_ i: Int, _ text: String, _ size: Double, _ tracking: Double, scale: Double) -> Double {
+            labelSlots[i].update(text, pixelSize: size * scale, tracking: tracking / size, with: typesetter).width / scale
+        }
+        let s = options.scale
+        func metrics(at k: Double) -> LabelMetrics {
+            LabelMetrics(originalWidth: measure(0, options.strings.original, PageLayout.headlineSize, PageLayout.headlineTracking, scale: k),
+                         vividWidth: measure(1, options.strings.vivid, PageLayout.headlineSize, PageLayout.headlineTracking, scale: k),
+                         buttonTextWidth: measure(2, buttonText, PageLayout.calloutSize, PageLayout.calloutTracking, scale: k))
+        }
+        var l = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight, scale: s,
+                           toggleWidth: options.toggleWidth, labels: metrics(at: s))
+        if l.contentScale < 1 {
+            // Shaped at the scaled size; widths in content points stay close, lay out again with them.
+            l = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight, scale: s,
+                           toggleWidth: options.toggleWidth, labels: metrics(at: l.effectiveScale))
+        }
+        let rendererScaleChanged = layout.effectiveScale != l.effectiveScale || renderers.isEmpty
+        layout = l
+        if rendererScaleChanged {
+            renderers = [ToggleStyle.original.makeRenderer(width: options.toggleWidth, scale: l.effectiveScale),
+                         ToggleStyle.vivid.makeRenderer(width: options.toggleWidth, scale: l.effectiveScale)]
+        }
+        shownStatic = nil
+    }
+
     /// New page size (pixels) and scale, e.g. after a window resize or rotation.
     public func resize(pixelWidth: Int, pixelHeight: Int, scale: Double) {
         options.pixelWidth = pixelWidth
         options.pixelHeight = pixelHeight
-        let scaleChanged = scale != options.scale
         options.scale = scale
-        layout = PageLayout(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, toggleWidth: options.toggleWidth)
         frame.reset(width: pixelWidth, height: pixelHeight)
         canvas.retarget(frame)
-        if scaleChanged { renderer = ToggleRenderer(width: options.toggleWidth, scale: scale) }
-        shownPage = nil
-        shownToggle = nil
+        relayout()
+        invalidate()
     }
 
     /// Forgets what the frame shows, so the next `renderFrame` redraws the whole page (e.g.
     /// after the host lost its window contents).
     public func invalidate() {
-        shownPage = nil
-        shownToggle = nil
+        shownStatic = nil
+        shownToggles = [nil, nil]
+    }
+
+    /// Labels (e.g. another language) and who shapes them.
+    public func setStrings(_ strings: PageStrings) {
+        options.strings = strings
+        relayout()
+    }
+
+    public func setHighContrast(_ on: Bool) {
+        options.highContrast = on
+        shownStatic = nil
     }
 
     // MARK: Input
 
-    // Input methods return the commit they caused (the new mode), or nil; the driver decides
-    // what a commit does (save it, print it, count it).
+    // Input methods return what the driver must do (save the new preference), or nil; the
+    // driver decides what that means (save it, print it, count it).
 
     /// A pointer event with its location in page points.
     @discardableResult
-    public func handle(_ event: PointerEvent) -> Bool? {
-        var e = event
-        let f = layout.toggleFrame
-        e.location = Point(event.location.x - f.minX, event.location.y - f.minY)
+    public func handle(_ event: PointerEvent) -> KioskOutput? {
         noteInput(at: event.timestamp)
-        return didCommit(interaction.handle(e), at: event.timestamp)
+        var output: KioskOutput?
+        for (i, control) in [PageControl.original, .vivid].enumerated() {
+            let f = layout.frame(of: control), k = layout.contentScale
+            var e = event
+            e.location = Point((event.location.x - f.minX) / k, (event.location.y - f.minY) / k)
+            if let dark = interactions[i].handle(e) {
+                if output == nil { focus = control }
+                output = manualCommit(dark, from: i, at: event.timestamp) ?? output
+            }
+        }
+        if let o = handleButton(event) { output = o }
+        return output
     }
 
+    private func handleButton(_ e: PointerEvent) -> KioskOutput? {
+        guard e.timestamp.isFinite, e.location.x.isFinite, e.location.y.isFinite else { return nil }
+        let inside = layout.buttonFrame.contains(e.location)
+        switch e.phase {
+        case .down:
+            if buttonPointer == nil, inside { buttonPointer = e.id }
+        case .move:
+            break
+        case .up:
+            guard buttonPointer == e.id else { return nil }
+            buttonPointer = nil
+            if inside {
+                focus = .button
+                return choosePreference(.system, at: e.timestamp)
+            }
+        case .cancel:
+            if buttonPointer == e.id { buttonPointer = nil }
+        }
+        return nil
+    }
+
+    /// A key by its SDL name (traces use the same names): Tab/Shift-Tab and arrows move the
+    /// focus ring, Space/Return activate the focused control.
     @discardableResult
-    public func handle(_ key: KeyEvent) -> Bool? {
+    public func handleKey(named name: String, shift: Bool = false, at time: Double) -> KioskOutput? {
+        noteInput(at: time)
+        guard time.isFinite, let action = KeyBindings.pageAction(forKeyName: name, shift: shift) else { return nil }
+        switch action {
+        case .focusNext, .focusPrevious:
+            let all = PageControl.allCases
+            let i = all.firstIndex(of: focus)!
+            let step = action == .focusNext ? 1 : all.count - 1
+            // The first Tab shows the ring on the current control's neighbour.
+            focus = all[(i + step) % all.count]
+            focusVisible = true
+            return nil
+        case .activate:
+            return activate(focus, at: time)
+        }
+    }
+
+    /// Space/Return on the focused control (what `KeyEvent(.activate)` means).
+    @discardableResult
+    public func handle(_ key: KeyEvent) -> KioskOutput? {
         noteInput(at: key.timestamp)
-        return didCommit(interaction.handle(key), at: key.timestamp)
+        guard key.isActivation, key.timestamp.isFinite else { return nil }
+        return activate(focus, at: key.timestamp)
+    }
+
+    private func activate(_ control: PageControl, at time: Double) -> KioskOutput? {
+        switch control {
+        case .button: return choosePreference(.system, at: time)
+        case .original, .vivid:
+            let i = control == .vivid ? 1 : 0
+            return manualCommit(interactions[i].handle(KeyEvent(action: .activate, timestamp: time)), from: i, at: time)
+        }
+    }
+
+    /// A toggle commit by the person: the other toggle follows; stores the fixed preference.
+    private func manualCommit(_ commit: Bool?, from index: Int, at time: Double) -> KioskOutput? {
+        guard let dark = commit else { return nil }
+        _ = interactions[1 - index].setOn(dark, at: time)
+        startFade(dark: dark, at: time)
+        let before = followsSystem
+        appearancePreference = AppearancePreference(isDark: dark)
+        // Leaving the system: the button's label changes ("Use System Setting"), shape it again.
+        if before { shownStatic = nil; relayout() }
+        return .preferenceChanged(appearancePreference)
+    }
+
+    /// Both toggles to `dark` (animating like a tap) and the page cross-fade, when it changes.
+    private func animate(to dark: Bool, at time: Double) {
+        var changed = false
+        for i in interactions.indices where interactions[i].setOn(dark, at: time) != nil { changed = true }
+        if changed { startFade(dark: dark, at: time) }
+    }
+
+    /// The system input changed. While following the system the page animates to the new
+    /// effective mode exactly like a tap (toggle spring and page cross-fade); nothing is stored.
+    public func setSystemAppearance(_ system: SystemAppearance, at time: Double) {
+        noteInput(at: time)
+        systemAppearance = system
+        if followsSystem { animate(to: system.resolves(.system), at: time) }
+    }
+
+    /// An external change of the preference (a fleet rewrite of the file): animates like a tap
+    /// and returns nothing to save.
+    public func setAppearancePreference(_ preference: AppearancePreference, at time: Double) {
+        noteInput(at: time)
+        if preference != appearancePreference { shownStatic = nil }
+        appearancePreference = preference
+        animate(to: systemAppearance.resolves(preference), at: time)
+        relayout()
+    }
+
+    /// The person chose a preference by other means than the toggles (the button stores
+    /// `.system`; an accessibility bridge may store any): animates, and returns the output to save.
+    @discardableResult
+    public func choosePreference(_ preference: AppearancePreference, at time: Double) -> KioskOutput? {
+        guard preference != appearancePreference else { return nil }
+        setAppearancePreference(preference, at: time)
+        return .preferenceChanged(preference)
     }
 
     /// Cancels any gesture in progress (focus loss, window hidden).
     public func cancelPointers(at time: Double) {
         noteInput(at: time)
-        interaction.cancel(at: time)
+        for i in interactions.indices { interactions[i].cancel(at: time) }
+        buttonPointer = nil
     }
 
-    /// External activation (e.g. an accessibility bridge): sets the committed value.
+    /// External activation (e.g. an accessibility bridge): stores the fixed mode `dark`.
     @discardableResult
-    public func setDarkMode(_ dark: Bool, at time: Double) -> Bool? {
-        noteInput(at: time)
-        return didCommit(interaction.setOn(dark, at: time), at: time)
+    public func setDarkMode(_ dark: Bool, at time: Double) -> KioskOutput? {
+        choosePreference(AppearancePreference(isDark: dark), at: time)
     }
 
     private func noteInput(at time: Double) {
         if time.isFinite { lastTime = max(lastTime, time) }
     }
 
-    /// Starts the page cross-fade for a commit; passes the commit through.
-    private func didCommit(_ commit: Bool?, at time: Double) -> Bool? {
-        guard let dark = commit else { return nil }
+    /// Starts the page cross-fade towards `dark`.
+    private func startFade(dark: Bool, at time: Double) {
+        commitCount += 1
         let target: Double = dark ? 1 : 0
         if options.reduceMotion {
             pageFade = pageFade.easing(to: target, at: time, curve: .easeOut, duration: EaseAnimator.reduceMotionDuration)
         } else {
             pageFade = pageFade.easing(to: target, at: time, curve: .easeInOut, duration: 0.5)
         }
-        return dark
     }
 
     // MARK: Frames
 
-    /// The toggle's frame state at `time`.
-    func toggleFrameState(at time: Double) -> ToggleFrame {
+    /// Everything but the toggles: equal keys draw equal pixels outside the toggles.
+    private struct StaticKey: Equatable {
+        var colors: [UInt32]
+        var buttonText: String
+        var focus: PageControl?
+        var layout: PageLayout
+    }
+
+    /// A toggle's frame state at `time`.
+    func toggleFrameState(_ index: Int, at time: Double) -> ToggleFrame {
         if ambientStart == nil { ambientStart = time }
-        return ToggleFrame(interaction.visualState(at: time), ambientTime: time - ambientStart!,
+        return ToggleFrame(interactions[index].visualState(at: time), ambientTime: time - ambientStart!,
                            reduceMotion: options.reduceMotion)
     }
 
@@ -187,38 +426,201 @@ public final class KioskApp {
     /// Returns the rectangles (pixels) that changed and must be presented.
     public func renderFrame(at time: Double) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
-        let page = pageColor(at: time).premultiplied8.packed
-        let toggle = toggleFrameState(at: time)
+        let colors = colors(at: time)
+        let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout)
+        let toggles = [toggleFrameState(0, at: time), toggleFrameState(1, at: time)]
         var dirty: [IntRect] = []
-        if !incremental || page != shownPage {
-            frame.fill(frame.bounds, with: page)
-            drawToggle(toggle, clip: frame.bounds)
+        if !incremental || key != shownStatic {
             dirty = [frame.bounds]
-        } else if toggle != shownToggle {
-            let changed = renderer.dirtyBounds(from: shownToggle, to: toggle, origin: layout.toggleOrigin)
-                .intersection(frame.bounds)
-            frame.fill(changed, with: page)
-            drawToggle(toggle, clip: changed)
-            dirty = [changed]
+        } else {
+            for i in 0..<2 where toggles[i] != shownToggles[i] {
+                let r = renderers[i].dirtyBounds(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
+                    .intersection(frame.bounds)
+                if r.isEmpty { continue }
+                if let j = dirty.firstIndex(where: { !$0.intersection(r).isEmpty }) {
+                    dirty[j] = dirty[j].union(r)
+                } else {
+                    dirty.append(r)
+                }
+            }
         }
-        shownPage = page
-        shownToggle = toggle
+        for r in dirty { drawPage(clip: r, colors: colors, toggles: toggles) }
+        shownStatic = key
+        shownToggles = toggles
         if options.showFPS {
+            let page = colors[.pageBackground].premultiplied8.packed
             let r = fps.draw(on: canvas, page: page, force: !dirty.isEmpty && dirty[0] == frame.bounds)
             if !r.isEmpty, !(dirty.first.map { $0.contains(r) } ?? false) { dirty.append(r) }
         }
         return dirty
     }
 
-    private func drawToggle(_ toggle: ToggleFrame, clip: IntRect) {
+    /// Draws everything that touches `clip`: background, labels, toggles, button, focus ring.
+    private func drawPage(clip: IntRect, colors: ResolvedColors, toggles: [ToggleFrame]) {
         canvas.clip = clip
-        renderer.draw(toggle, on: canvas, origin: layout.toggleOrigin, cached: incremental)
+        canvas.transform = .identity
+        let background = colors[.pageBackground].premultiplied8.packed
+        frame.fill(clip, with: background)
+        let s = layout.scale, k = layout.effectiveScale
+        // Labels.
+        for (i, box) in [layout.originalLabelBox, layout.vividLabelBox].enumerated() {
+            let device = Rect(x: box.x * s, y: box.y * s, width: box.width * s, height: box.height * s).roundedOut
+            guard !device.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty, let label = labelSlots[i].label else { continue }
+            let lineH = PageLayout.headlineLineHeight * k
+            let baseline = box.y * s + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
+            typesetter.draw(label, on: canvas, baselineOrigin: Point((box.x * s).rounded(), baseline.rounded()), color: colors[.label])
+        }
+        // Toggles.
+        for i in 0..<2 {
+            let o = layout.origin(of: i == 0 ? .original : .vivid)
+            guard !renderers[i].bounds(origin: o).intersection(clip).isEmpty else { continue }
+            renderers[i].draw(toggles[i], on: canvas, origin: o, cached: incremental)
+            canvas.clip = clip
+            canvas.transform = .identity
+        }
+        drawButton(clip: clip, colors: colors, background: background)
+        if focusVisible { drawFocusRing(clip: clip, colors: colors) }
         canvas.clip = frame.bounds
         canvas.transform = .identity
+    }
+
+    private func drawButton(clip: IntRect, colors: ResolvedColors, background: UInt32) {
+        let r = layout.buttonPixelFrame, k = layout.effectiveScale
+        guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
+        let capsule = Path.roundedRect(r, radius: r.height / 2)
+        // The material: a blurred copy of what lies behind (the page background), tinted.
+        let sprite = material.sprite(for: r.roundedOut, background: background, tint: colors[.materialTint],
+                                     sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
+        canvas.draw(sprite, mask: .path(capsule, .nonZero))
+        canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
+        // Icon and label.
+        let pad = PageLayout.buttonPadding.h * k
+        let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
+        let cy = r.midY
+        let icon = Rect(x: r.minX + pad, y: cy - iconW / 2, width: iconW, height: iconW)
+        drawIcon(in: icon.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2), followsSystem: followsSystem,
+                 color: colors[.buttonLabel])
+        if let label = labelSlots[2].label {
+            let x = icon.maxX + PageLayout.iconSpacing * k
+            let lineH = PageLayout.calloutLineHeight * k
+            let top = cy - lineH / 2
+            let baseline = top + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
+            typesetter.draw(label, on: canvas, baselineOrigin: Point(x.rounded(), baseline.rounded()), color: colors[.buttonLabel])
+        }
+    }
+
+    /// "circle.lefthalf.filled" (a ring with its left half filled) or, while following the
+    /// system, "checkmark.circle.fill" (a filled disc with the check knocked out).
+    private func drawIcon(in r: Rect, followsSystem: Bool, color: Color) {
+        let c = r.center, radius = r.width / 2
+        if followsSystem {
+            var p = Path.circle(center: c, radius: radius)
+            // The check mark as a knocked-out stroke polygon (even-odd).
+            let w = radius * 0.2
+            let a = Point(c.x - radius * 0.45, c.y + radius * 0.02)
+            let b = Point(c.x - radius * 0.1, c.y + radius * 0.38)
+            let d = Point(c.x + radius * 0.48, c.y - radius * 0.35)
+            p.append(Path.polygon([Point(a.x - w * 0.7, a.y + w * 0.7), Point(a.x + w * 0.7, a.y - w * 0.7),
+                                   Point(b.x, b.y - w), Point(d.x - w * 0.75, d.y - w * 0.65),
+                                   Point(d.x + w * 0.75, d.y + w * 0.65), Point(b.x, b.y + w)]))
+            canvas.fill(p, .solid(color), rule: .evenOdd)
+        } else {
+            let ring = max(1, radius * 0.16)
+            var p = Path.circle(center: c, radius: radius)
+            p.append(Path.circle(center: c, radius: radius - ring).reversed())
+            canvas.fill(p, .solid(color))
+            var half = Path()
+            half.move(to: Point(c.x, c.y - radius + ring))
+            half.appendArc(center: c, rx: radius - ring, ry: radius - ring, from: -Double.pi / 2, to: -3 * Double.pi / 2)
+            half.close()
+            canvas.fill(half, .solid(color))
+        }
+    }
+
+    private func drawFocusRing(clip: IntRect, colors: ResolvedColors) {
+        let s = layout.scale, k = layout.effectiveScale
+        let r: Rect, radius: Double
+        switch focus {
+        case .button:
+            r = layout.buttonPixelFrame.insetBy(dx: -3 * k, dy: -3 * k)
+            radius = r.height / 2
+        case .original, .vivid:
+            let t = layout.frame(of: focus), m = layout.metrics.trackFrame
+            r = Rect(x: t.minX * s + m.minX * k, y: t.minY * s + m.minY * k, width: m.width * k, height: m.height * k)
+                .insetBy(dx: -4 * k, dy: -4 * k)
+            radius = r.height / 2
+        }
+        guard !r.roundedOut.insetBy(dx: -4, dy: -4).intersection(clip).isEmpty else { return }
+        canvas.fill(Path.roundedRectStroke(r, radius: radius, lineWidth: max(2, 3 * k), alignment: .centered), .solid(colors[.focusRing]))
     }
 
     /// Tells the FPS overlay how long the last frame took (host-measured, milliseconds).
     public func recordFrameTime(milliseconds: Double) {
         if options.showFPS { fps.record(milliseconds: milliseconds) }
     }
+
+    /// How many times the button's material backdrop was built (blurred and tinted).
+    public var materialBuilds: Int { material.builds }
+
+    /// How many times each label was shaped (checks that shaping is not per frame).
+    public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }
+}
+
+/// The button's backdrop: the page background behind the capsule, Gaussian-blurred and tinted,
+/// kept until the background, tint or size changes (not recomputed per frame).
+struct MaterialCache {
+    private var key: (rect: IntRect, background: UInt32, tint: UInt32, sigma: Double)?
+    private var cached: Sprite?
+    private(set) var builds = 0
+
+    mutating func sprite(for rect: IntRect, background: UInt32, tint: Color, sigma: Double,
+                         canvasPool: LayerPool, incremental: Bool) -> Sprite {
+        let tintKey = tint.premultiplied8.packed
+        if incremental, let k = key, let s = cached, k.rect == rect, k.background == background, k.tint == tintKey, k.sigma == sigma {
+            return s
+        }
+        builds += 1
+        // Backdrop with a margin so the blur has real neighbours at the capsule's edge.
+        let margin = Int((sigma * 3).rounded(.up))
+        let box = rect.insetBy(dx: -margin, dy: -margin)
+        let pix = Pixmap(width: max(1, box.width), height: max(1, box.height))
+        pix.fill(pix.bounds, with: background)
+        let c = Canvas(pix)
+        c.beginLayer(deviceBounds: pix.bounds)
+        c.fill(deviceRect: pix.bounds, background.color)
+        c.applyBlur(sigma: sigma)
+        c.fill(deviceRect: pix.bounds, tint)
+        let layer = c.endLayerAsSprite()
+        let out = Pixmap(width: max(1, rect.width), height: max(1, rect.height))
+        out.copyRegion(from: layer.pixmap, sourceX: margin, sourceY: margin)
+        let s = Sprite(pixmap: out, origin: (rect.x, rect.y))
+        key = (rect, background, tintKey, sigma)
+        cached = s
+        return s
+    }
+}
+
+extension UInt32 {
+    /// A packed premultiplied pixel as a colour.
+    var color: Color {
+        let p = PremultipliedRGBA8(packed: self)
+        guard p.a > 0 else { return .clear }
+        let a = Double(p.a) / 255
+        return Color(r: Double(p.r) / 255 / a, g: Double(p.g) / 255 / a, b: Double(p.b) / 255 / a, a: a)
+    }
+}
+
+extension Pixmap {
+    /// Copies this pixmap's size worth of pixels from `src` starting at (sourceX, sourceY).
+    func copyRegion(from src: Pixmap, sourceX: Int, sourceY: Int) {
+        for y in 0..<height where sourceY + y < src.height {
+            for x in 0..<width where sourceX + x < src.width {
+                self.pixels[y * stride + x] = src.pixels[(sourceY + y) * src.stride + sourceX + x]
+            }
+        }
+    }
+}
+
+extension Rect {
+    func contains(_ p: Point) -> Bool { p.x >= minX && p.x < maxX && p.y >= minY && p.y < maxY }
 }

@@ -44,13 +44,14 @@ public struct BenchRunner {
         public var cpuShare: Double
     }
 
-    public func run(_ scenario: BenchScenario) -> ScenarioResult {
+    public func run(_ scenario: BenchScenario, onCommit: @escaping (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
                                                  reduceMotion: scenario == .idle),
                            isDarkMode: false)
         app.incremental = !fullRedraw
         let script = BenchScript.make(scenario, toggle: app.toggleFrame)
         let driver = VirtualClockDriver(app: app, input: script)
+        driver.onEvent = { if let output = $0.output { onCommit(output) } }
         let presented = Pixmap(width: size.width, height: size.height)
         var wall: [Double] = [], cpu: [Double] = []
         wall.reserveCapacity(frames); cpu.reserveCapacity(frames)
@@ -173,7 +174,7 @@ public enum BenchCommand {
         let size = o.size ?? PixelSize(width: 1920, height: 1080)
         let scale = o.scale ?? 2
         let runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
-        let results = o.scenario.expanded.map { runner.run($0) }
+        let results = try o.scenario.expanded.map { s throws(KioskError) in s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s) }
         // Peak memory before the yardstick's two frames, which the app would not hold.
         let rss = Clock.peakRSSMB()
         let yardstick = BenchRunner.measureYardstick(size: size)

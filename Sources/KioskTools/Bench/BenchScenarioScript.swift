@@ -35,7 +35,7 @@ struct BenchScript: InputScript {
         case .idle:
             // No input, with Reduce Motion (set on the app): nothing moves at all.
             return BenchScript(kind: .none, toggle: toggle)
-        case .tap:
+        case .tap, .save:
             // A tap every 1.2 s: the switch and its whole settle, alternating directions.
             return BenchScript(kind: .taps(period: 1.2), toggle: toggle)
         case .theme:

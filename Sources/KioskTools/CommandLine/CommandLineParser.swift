@@ -126,6 +126,8 @@ public enum CommandLineParser {
         o.reduceMotion = s.has("--reduce-motion")
         o.showFPS = s.has("--show-fps")
         o.checkOnly = s.has("--check")
+        o.highContrast = s.has("--high-contrast")
+        o.language = s.value("--lang")
         o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
         o.rotate = try s.value("--rotate").map { v throws(KioskError) in try rotation(v, flag: "--rotate") }
         o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
@@ -168,6 +170,16 @@ public enum CommandLineParser {
         if let v = s.value("--style") {
             guard let style = ToggleStyle(rawValue: v) else { throw .usage("--style: expected original or vivid, found '\(v)'") }
             o.style = style
+            o.styleGiven = true
+        }
+        o.highContrast = s.has("--high-contrast")
+        o.language = s.value("--lang")
+        if let v = s.value("--appearance") {
+            guard ["system", "light", "dark"].contains(v) else { throw .usage("--appearance: expected system, light or dark, found '\(v)'") }
+            guard !s.has("--light"), !s.has("--dark") else { throw .usage("--appearance excludes --light and --dark") }
+            o.preference = v
+            if v != "system" { o.appearance = v == "dark" ? .dark : .light }
+            return o
         }
         switch (s.has("--light"), s.has("--dark")) {
         case (true, true): throw .usage("--light and --dark exclude each other")
@@ -318,12 +330,14 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file (default: $XDG_CONFIG_HOME/darkmode-kiosk/preferences.json)"),
         FlagSpec(name: "--reduce-motion", help: "no ambient animation, short cross-fades"),
         FlagSpec(name: "--show-fps", help: "frame-time overlay"),
+        FlagSpec(name: "--high-contrast", help: "high-contrast colour variants (labels at least 7:1)"),
+        FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default: config, then LC_ALL/LC_MESSAGES/LANG)"),
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
     ]
     static let render: [FlagSpec] = [
         FlagSpec(name: "--out", valueName: "FILE.png", help: "the PNG to write (required)", usage: "--out FILE.png"),
         FlagSpec(name: "--width", valueName: "PX", help: "component width in pixels (image PX x PX*80/130 without --page)"),
-        FlagSpec(name: "--page", valueName: "WxH", help: "render a full page of this size, component centred"),
+        FlagSpec(name: "--page", valueName: "WxH", help: "render the whole page of this size (with --style/--width/--progress: the component centred)"),
         FlagSpec(name: "--progress", valueName: "P", help: "appearance progress, 0 light ... 1 dark"),
         FlagSpec(name: "--position", valueName: "Q", help: "celestial position progress (default: P)"),
         FlagSpec(name: "--time", valueName: "T", help: "ambient-animation clock in seconds (default 0)"),
@@ -333,6 +347,9 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
         FlagSpec(name: "--page-color", valueName: "R,G,B", help: "page colour (0-255 each) instead of the mode's"),
         FlagSpec(name: "--style", valueName: "original|vivid", help: "the toggle's look (default original)"),
+        FlagSpec(name: "--appearance", valueName: "system|light|dark", help: "the page's preference (system follows no preference: light)"),
+        FlagSpec(name: "--high-contrast", help: "high-contrast colour variants"),
+        FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default from LC_ALL/LC_MESSAGES/LANG)"),
     ]
     static let replay: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "virtual window size in pixels"),
@@ -351,7 +368,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels"),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point"),
         FlagSpec(name: "--frames", valueName: "N", help: "frames per scenario (at least 1)"),
-        FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle or all (default all)",
+        FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle, save or all (default all)",
                  usage: "[--scenario NAME|all]"),
         FlagSpec(name: "--json", valueName: "FILE", help: "also write the results as JSON"),
         FlagSpec(name: "--full-redraw", help: "redraw the whole page every frame (no dirty rectangles)"),

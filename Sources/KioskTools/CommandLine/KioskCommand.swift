@@ -36,6 +36,10 @@ public struct RunOptions: Equatable, Sendable {
     public var showFPS = false
     /// `--check`: validate config and flags, print the effective settings, and exit.
     public var checkOnly = false
+    /// `--high-contrast`: the high-contrast colour variants.
+    public var highContrast = false
+    /// `--lang CODE`: label language.
+    public var language: String?
     public init() {}
 }
 
@@ -68,8 +72,21 @@ public struct RenderOptions: Equatable, Sendable {
     public var pageColor: [Int]?
     /// `--style original|vivid`: the toggle's look.
     public var style: ToggleStyle = .original
+    /// `--style` was given (component-only render even with `--page`).
+    public var styleGiven = false
+    /// `--appearance system|light|dark` (page renders; `--light/--dark` are its short forms).
+    public var preference: String?
+    /// `--high-contrast`: the high-contrast colour variants.
+    public var highContrast = false
+    /// `--lang en|zh-Hans` (else LC_ALL/LC_MESSAGES/LANG).
+    public var language: String?
 
     public init(outPath: String) { self.outPath = outPath }
+
+    /// A whole-page render through the app (`--page` without component-only flags).
+    public var isPageRender: Bool {
+        page != nil && !styleGiven && width == nil && progress == nil && position == nil && pageColor == nil
+    }
 
     /// The toggle's width in points on the demo page.
     public static let defaultComponentPoints = 260.0
@@ -97,7 +114,11 @@ public struct ReplayOptions: Equatable, Sendable {
 
 /// Benchmark scenarios (`--scenario`).
 public enum BenchScenario: String, CaseIterable, Equatable, Sendable {
-    case ambient, tap, drag, theme, idle, all
+    case ambient, tap, drag, theme, idle
+    /// The tap scenario with every commit saved through the kiosk's background writer
+    /// (`PreferencesSaver`) to a temporary file; not part of `all`.
+    case save
+    case all
 
     /// The scenarios `all` stands for, in order.
     public static let individual: [BenchScenario] = [.ambient, .tap, .drag, .theme, .idle]

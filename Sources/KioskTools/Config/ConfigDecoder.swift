@@ -1,4 +1,6 @@
+import Appearance
 import KioskEngine
+import Raster
 import KioskSupport
 /// Walks a parsed config document, writing valid values into `config` and collecting one
 /// message per problem ("display.rotate: expected one of 0, 90, 180, 270, found 45").
@@ -24,6 +26,13 @@ struct ConfigDecoder {
             case "theme": decodeTheme(m.value)
             case "reduceMotion": if let b = bool(m.value, "reduceMotion") { config.reduceMotion = b }
             case "preferences": decodePreferences(m.value)
+            case "appearance": decodeAppearance(m.value)
+            case "colors": decodeColorsPath(m.value)
+            case "highContrast": if let b = bool(m.value, "highContrast") { config.highContrast = b }
+            case "language":
+                if m.value == .null { config.language = nil; continue }
+                guard let v = m.value.stringValue, !v.isEmpty else { wrongType("language", m.value, "a language code (en, zh-Hans) or null"); continue }
+                config.language = v
             default: unknown(m.key)
             }
         }
@@ -106,6 +115,78 @@ struct ConfigDecoder {
             errors.append("preferences: expected a file path or null, found an empty string")
         default: wrongType("preferences", value, "a file path or null")
         }
+    }
+
+    /// The `appearance` section as a whole (its own rules: `AppearanceConfig.decode`). Keys it
+    /// leaves out take their defaults, not `base`'s. `"schedule": null` means no schedule.
+    private mutating func decodeAppearance(_ value: JSONValue) {
+        guard case .object(var object) = value else { wrongType("appearance", value, "an object"); return }
+        if object["schedule"] == .null { object["schedule"] = nil }
+        do {
+            config.appearance = try AppearanceConfig.decode(Self.appearanceValue(.object(object)))
+        } catch {
+            errors.append(error.description)
+        }
+    }
+
+    /// The parsed JSON as the appearance rules' value type.
+    static func appearanceValue(_ v: JSONValue) -> AppearanceConfigValue {
+        switch v {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let n): return .number(n.value)
+        case .string(let s): return .string(s)
+        case .array(let a): return .array(a.map(appearanceValue))
+        case .object(let o):
+            var d: [String: AppearanceConfigValue] = [:]
+            for m in o.members { d[m.key] = appearanceValue(m.value) }
+            return .object(d)
+        }
+    }
+
+    private mutating func decodeColorsPath(_ value: JSONValue) {
+        switch value {
+        case .null: config.colors = nil
+        case .string(let s) where !s.isEmpty && !s.contains("\0"):
+            config.colors = FileIO.join(FileIO.directoryName(file), s)
+        default: wrongType("colors", value, "a colour-sets file path (like config/colors.json) or null")
+        }
+    }
+
+    /// A colour-sets document: `{ "label": { "light": [r,g,b,a], "dark": …, "highContrastLight": …,
+    /// "highContrastDark": … }, … }` over `base`; every name and variant optional, unknown ones
+    /// are errors naming the key.
+    mutating func decodeColorSets(_ root: JSONValue, base: ColorSets) -> ColorSets {
+        var sets = base
+        guard let object = object(root, "colour sets") else { return sets }
+        for m in object.members {
+            guard let name = ColorName(rawValue: m.key) else {
+                var message = "unknown colour name \"\(m.key)\""
+                if let s = Suggestion.closest(to: m.key, among: ColorName.allCases.map(\.rawValue)) { message += " (did you mean \"\(s)\"?)" }
+                errors.append(message + "; known: " + ColorName.allCases.map(\.rawValue).joined(separator: ", "))
+                continue
+            }
+            guard let variants = self.object(m.value, m.key) else { continue }
+            for v in variants.members {
+                let path = "\(m.key).\(v.key)"
+                guard let c = color(v.value, path) else {
+                    if !["light", "dark", "highContrastLight", "highContrastDark"].contains(v.key) {
+                        errors.removeLast()
+                        errors.append("unknown key \"\(path)\" (expected light, dark, highContrastLight or highContrastDark)")
+                    }
+                    continue
+                }
+                let color = Color(r255: c.r, g255: c.g, b255: c.b, alpha: c.a / 255)
+                switch v.key {
+                case "light": sets[name].light = color
+                case "dark": sets[name].dark = color
+                case "highContrastLight": sets[name].highContrastLight = color
+                case "highContrastDark": sets[name].highContrastDark = color
+                default: errors.append("unknown key \"\(path)\" (expected light, dark, highContrastLight or highContrastDark)")
+                }
+            }
+        }
+        return sets
     }
 
     // MARK: - Typed readers

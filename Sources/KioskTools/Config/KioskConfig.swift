@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Appearance
 import KioskEngine
 import KioskSupport
 
@@ -12,11 +13,24 @@ import KioskSupport
 /// {
 ///   "display": { "windowed": false, "size": null, "rotate": 0, "scale": null, "showFPS": false },
 ///   "toggle": { "width": 260 },
-///   "theme": { "light": { "page": [205, 231, 255] }, "dark": { "page": [83, 92, 114] } },
+///   "theme": { "light": { "page": [235, 246, 255] }, "dark": { "page": [66, 66, 66] } },
 ///   "reduceMotion": false,
-///   "preferences": null
+///   "preferences": null,
+///   "colors": null,
+///   "highContrast": false,
+///   "language": null,
+///   "appearance": {
+///     "systemSources": ["portal", "light-sensor", "schedule"],
+///     "lightSensor": { "darkBelowLux": 30, "lightAboveLux": 100, "holdSeconds": 10 },
+///     "schedule": null
+///   }
 /// }
 /// ```
+///
+/// `appearance` is what the "system" preference follows (docs/appearance-sources.md): it is
+/// decoded as a whole by `AppearanceConfig.decode` (keys it leaves out take their defaults);
+/// `schedule` is null (none) or `{"darkFrom": "19:30", "lightFrom": "07:00"}` or
+/// `{"latitude": 52.52, "longitude": 13.40}`.
 ///
 /// `display.size` null means the screen's size (full-screen) or the host's default window;
 /// `display.scale` null means automatic; `preferences` null means the XDG default location,
@@ -43,8 +57,8 @@ public struct KioskConfig: Equatable, Sendable {
     }
 
     public struct Theme: Equatable, Sendable {
-        public var light = ThemeColors(page: ConfigColor(r: 205, g: 231, b: 255))
-        public var dark = ThemeColors(page: ConfigColor(r: 83, g: 92, b: 114))
+        public var light = ThemeColors(page: ConfigColor(r: 235, g: 246, b: 255))
+        public var dark = ThemeColors(page: ConfigColor(r: 66, g: 66, b: 66))
         public init() {}
     }
 
@@ -54,6 +68,14 @@ public struct KioskConfig: Equatable, Sendable {
     public var reduceMotion = false
     /// The preferences file, or nil for the default location.
     public var preferences: String? = nil
+    /// What the "system" preference follows: sources, light-sensor thresholds, schedule.
+    public var appearance = AppearanceConfig()
+    /// A colour-sets file (like `config/colors.json`), or nil for the built-in sets.
+    public var colors: String? = nil
+    /// Draw with the high-contrast colour variants.
+    public var highContrast = false
+    /// Label language code, or nil for LC_ALL/LC_MESSAGES/LANG.
+    public var language: String? = nil
 
     public init() {}
 
@@ -68,7 +90,9 @@ public struct KioskConfig: Equatable, Sendable {
         "display", "display.windowed", "display.size", "display.rotate", "display.scale", "display.showFPS",
         "toggle", "toggle.width",
         "theme", "theme.light", "theme.light.page", "theme.dark", "theme.dark.page",
-        "reduceMotion", "preferences",
+        "reduceMotion", "preferences", "colors", "highContrast", "language",
+        "appearance", "appearance.systemSources", "appearance.lightSensor", "appearance.lightSensor.darkBelowLux",
+        "appearance.lightSensor.lightAboveLux", "appearance.lightSensor.holdSeconds", "appearance.schedule",
     ]
 
     /// Loads `path` over the defaults, or returns the defaults when `path` is nil.
@@ -102,5 +126,33 @@ public struct KioskConfig: Equatable, Sendable {
             throw .input(decoder.errors.map { "config file \(file): \($0)" }.joined(separator: "\n"))
         }
         return decoder.config
+    }
+}
+
+/// The colour-sets file (`config/colors.json`): named colours with light, dark and high-contrast
+/// variants over `ColorSets.standard`. Errors name the file and the key.
+public enum ColorSetsFile {
+    public static func load(path: String?) throws(KioskError) -> ColorSets {
+        guard let path else { return .standard }
+        switch FileIO.readFile(at: path, limit: KioskConfig.sizeLimit) {
+        case .bytes(let bytes): return try decode(bytes, file: path)
+        case .notFound: throw .input("colour sets \(path): no such file")
+        case .notRegularFile(let kind): throw .input("colour sets \(path): is a \(kind), expected a JSON file")
+        case .tooLarge: throw .input("colour sets \(path): larger than \(KioskConfig.sizeLimit) bytes")
+        case .failed(let reason): throw .input("colour sets \(path): cannot be read (\(reason))")
+        }
+    }
+
+    public static func decode(_ bytes: [UInt8], file: String) throws(KioskError) -> ColorSets {
+        let root: JSONValue
+        do { root = try StrictJSONParser.parse(bytes) } catch {
+            throw .input("colour sets \(file): not valid JSON: \(error)")
+        }
+        var decoder = ConfigDecoder(file: file, config: .defaults)
+        let sets = decoder.decodeColorSets(root, base: .standard)
+        if !decoder.errors.isEmpty {
+            throw .input(decoder.errors.map { "colour sets \(file): \($0)" }.joined(separator: "\n"))
+        }
+        return sets
     }
 }

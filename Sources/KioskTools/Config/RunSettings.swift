@@ -1,3 +1,4 @@
+import Appearance
 import Raster
 import KioskEngine
 import KioskSupport
@@ -20,6 +21,16 @@ public struct RunSettings: Equatable, Sendable {
     /// The preferences file: `--prefs`, else the config's `preferences`, else the XDG default;
     /// nil when no location could be found (keep the mode in memory only).
     public var preferencesPath: String?
+    /// What the "system" preference follows.
+    public var appearance = AppearanceConfig()
+    /// Reduce Motion was forced on by `--reduce-motion` or the config: the portal's
+    /// `reduced-motion` hint is then ignored (otherwise it is followed).
+    public var reduceMotionForced = false
+    public var highContrast: Bool = false
+    /// Label language code (`--lang`, else the config's); nil: the locale environment.
+    public var language: String? = nil
+    /// The colour-sets file, nil for the built-in sets.
+    public var colorsPath: String? = nil
 
     /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
     /// default preferences path.
@@ -36,14 +47,35 @@ public struct RunSettings: Equatable, Sendable {
             pageLight: config.theme.light.page.color,
             pageDark: config.theme.dark.page.color,
             preferencesPath: flags.prefsPath ?? config.preferences
-                ?? PreferencesLocation.defaultPath(environment: environment, passwdHome: passwdHome))
+                ?? PreferencesLocation.defaultPath(environment: environment, passwdHome: passwdHome),
+            appearance: config.appearance,
+            reduceMotionForced: flags.reduceMotion || config.reduceMotion,
+            highContrast: flags.highContrast || config.highContrast,
+            language: flags.language ?? config.language,
+            colorsPath: config.colors)
     }
 
     /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at
     /// `scale` pixels per point (the host resolves automatic scale).
-    public func kioskOptions(pixelWidth: Int, pixelHeight: Int, scale: Double) -> KioskOptions {
+    public func kioskOptions(pixelWidth: Int, pixelHeight: Int, scale: Double, colors: ColorSets = .standard,
+                             strings: PageStrings = .english, typesetter: LabelTypesetter? = nil) -> KioskOptions {
         KioskOptions(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, reduceMotion: reduceMotion,
-                     showFPS: showFPS, toggleWidth: toggleWidth, theme: PageTheme(light: pageLight, dark: pageDark))
+                     showFPS: showFPS, toggleWidth: toggleWidth, theme: PageTheme(light: pageLight, dark: pageDark),
+                     colors: colors, highContrast: highContrast, strings: strings, typesetter: typesetter)
+    }
+
+    /// How the page sits at `size` (rotated as configured) and `scale` (1 when automatic):
+    /// "column" or "side by side", and whether it had to be scaled down.
+    public func layoutSummary(size: PixelSize, scale: Double) -> String {
+        let turned = rotate.degrees % 180 != 0
+        let l = PageLayout(pixelWidth: turned ? size.height : size.width, pixelHeight: turned ? size.width : size.height,
+                           scale: scale, toggleWidth: toggleWidth)
+        var s = "page layout at \(turned ? size.height : size.width)x\(turned ? size.width : size.height) px, scale \(scale): "
+            + (l.arrangement == .column ? "column" : "toggle groups side by side")
+        if l.contentScale < 1 {
+            s += "; content scaled to \(Int((l.contentScale * 100).rounded(.down)))% to fit"
+        }
+        return s
     }
 
     /// A human summary of the effective settings (`run --check`).
@@ -54,8 +86,11 @@ public struct RunSettings: Equatable, Sendable {
                 + ", rotate \(rotate.degrees), scale " + (scale.map { "\($0)" } ?? "automatic"),
             "toggle width: \(toggleWidth) pt",
             "page colours: light \(rgb(pageLight)), dark \(rgb(pageDark))",
-            "reduce motion: \(reduceMotion ? "on" : "off"), FPS overlay: \(showFPS ? "on" : "off")",
+            "reduce motion: \(reduceMotion ? "on" : "off (follows the desktop portal's reduced-motion)"), FPS overlay: \(showFPS ? "on" : "off")",
             "preferences: " + (preferencesPath ?? "none (kept in memory)"),
-        ].joined(separator: "\n")
+            "colours: " + (colorsPath ?? "built-in sets") + (highContrast ? ", high contrast" : ""),
+            "language: " + (language ?? "from the locale environment"),
+        ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
+            + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")
     }
 }

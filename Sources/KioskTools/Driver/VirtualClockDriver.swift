@@ -41,8 +41,8 @@ public final class VirtualClockDriver {
     /// What one delivered event caused.
     public struct Delivery {
         public var event: TraceEvent
-        /// The commit it caused (the new mode), if any.
-        public var commit: Bool?
+        /// What the input asks the driver to do (save the new preference), if anything.
+        public var output: KioskOutput?
         /// How many commits the engine counted for this event (0 or 1 unless something is wrong;
         /// the return value can carry only one).
         public var engineCommits: Int
@@ -111,9 +111,9 @@ public final class VirtualClockDriver {
 
     private func deliver(_ event: TraceEvent) {
         let before = app.commitCount
-        let commit = Self.deliver(event, to: app)
+        let output = Self.deliver(event, to: app)
         lastEventTime = event.time
-        onEvent?(Delivery(event: event, commit: commit, engineCommits: app.commitCount - before))
+        onEvent?(Delivery(event: event, output: output, engineCommits: app.commitCount - before))
     }
 
     /// Runs the whole input script, then on until the toggle and the page cross-fade have
@@ -153,17 +153,23 @@ public final class VirtualClockDriver {
     /// Converts a trace event into the app's input (window pixels or toggle points → page
     /// points, key names → toggle actions) and delivers it; returns the commit it caused.
     @discardableResult
-    public static func deliver(_ event: TraceEvent, to app: KioskApp) -> Bool? {
+    public static func deliver(_ event: TraceEvent, to app: KioskApp) -> KioskOutput? {
         switch event {
         case .key(let name, let t):
-            return app.handle(KeyEvent(action: KeyBindings.action(forKeyName: name), timestamp: t))
+            return app.handleKey(named: name, at: t)
         case .pointer(let id, let phase, let x, let y, let device, let space, let t):
             let location: Point
-            switch space {
-            case .window: location = Point(x / app.layout.scale, y / app.layout.scale)
-            case .toggle: location = Point(app.toggleFrame.minX + x, app.toggleFrame.minY + y)
+            if let control = space.control {
+                location = app.pagePoint(in: control, x: x, y: y)
+            } else {
+                location = Point(x / app.layout.scale, y / app.layout.scale)
             }
             return app.handle(PointerEvent(id: id, phase: phase, location: location, timestamp: t, device: device))
+        case .system(let a, let t):
+            // What the live sources report in the kiosk: animates while following the system,
+            // never stores anything.
+            app.setSystemAppearance(a, at: t)
+            return nil
         }
     }
 }

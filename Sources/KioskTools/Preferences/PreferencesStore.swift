@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Appearance
 import KioskEngine
 import KioskSupport
 
@@ -8,26 +9,28 @@ import KioskSupport
 public struct PreferencesLoadResult: Equatable, Sendable {
     /// Where the starting mode came from.
     public enum Source: Equatable, Sendable {
-        /// The file held `isDarkMode`.
+        /// The file held a preference (`appearance`, or the legacy `isDarkMode`).
         case saved
-        /// No file yet (first start), or a valid file without `isDarkMode`.
+        /// No file yet (first start), or a valid file without a preference.
         case defaultNothingSaved
         /// The file was bad or unreadable; see `diagnostic`.
         case defaultAfterProblem
     }
 
-    /// The mode to start in.
-    public var isDarkMode: Bool
+    /// The preference to start with.
+    public var appearance: AppearancePreference
     public var source: Source
     /// One human sentence for stderr when something was wrong (names the file, the problem,
     /// and where the bad file was kept); nil when all was well.
     public var diagnostic: String?
+    /// True when the file held the legacy `isDarkMode` key: save once to migrate it.
+    public var migratedLegacy = false
 }
 
 /// The kiosk's persistent appearance, the counterpart of `@AppStorage("isDarkMode")`.
 ///
 /// - `load()` once at start: the saved mode, or the default (`false`, light) plus a diagnostic.
-/// - `save(isDarkMode:)` / `save(values:)` on each commit (never per frame): re-reads the file,
+/// - `save(appearance:)` / `save(values:)` on each commit (never per frame): re-reads the file,
 ///   merges the kiosk's keys over what is there **now** (keys another program added while the
 ///   kiosk ran are kept), and replaces it atomically (see `AtomicFileWriter`).
 ///
@@ -55,8 +58,8 @@ public struct PreferencesLoadResult: Equatable, Sendable {
 public final class PreferencesStore {
     /// Files larger than this are refused unread (the real file is ~30 bytes).
     public static let sizeLimit = 64 * 1024
-    /// The default mode: light, like `@AppStorage("isDarkMode") var isDarkMode = false`.
-    public static let defaultIsDarkMode = false
+    /// The default preference: follow the system (which, with no system input, is light).
+    public static let defaultAppearance = AppearancePreference.system
     /// Longest accepted path and path component (Linux `PATH_MAX` minus the terminating NUL,
     /// `NAME_MAX`). The temporary name adds `.` + `.tmp-` + 16 hex digits to the file name.
     public static let pathMax = 4095
@@ -84,8 +87,8 @@ public final class PreferencesStore {
     /// be moved aside (root ignores permission bits, so a read-only folder cannot simulate it there).
     var renameFile: (Int32, String, String) -> Int32 = { renameat($0, $1, $0, $2) }
     /// Decides whether file bytes are a usable document; the schema is `PreferencesDocument`'s.
-    var validate: ([UInt8]) -> Result<JSONObject, PreferencesDocument.Problem> = { bytes in
-        PreferencesDocument.decode(bytes).map(\.object)
+    var validate: ([UInt8]) -> Result<PreferencesDocument, PreferencesDocument.Problem> = { bytes in
+        PreferencesDocument.decode(bytes)
     }
 
     /// - Parameter path: the file, e.g. `--prefs` or `PreferencesLocation.defaultPath(...)`.
@@ -105,7 +108,7 @@ public final class PreferencesStore {
         savingDisabledReason = nil
         failureReported = false
         if let tooLong = Self.lengthProblem(path) {
-            return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem,
+            return PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem,
                                          diagnostic: "preferences file \(Self.shortened(path)) cannot be used (\(tooLong)); starting in light mode")
         }
         let dfd = Glibc.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -131,23 +134,23 @@ public final class PreferencesStore {
                 savingDisabledReason = "the bad preferences file \(path) could not be moved aside"
                 message += "; it could not be moved aside (\(reason)), so it will not be overwritten: changes are kept in memory only"
             }
-            return PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem, diagnostic: message)
-        case .object(let object):
-            let doc = PreferencesDocument(object: object)
+            return PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem, diagnostic: message)
+        case .object(let doc):
             loadedDocument = doc
-            if let saved = doc.isDarkMode {
-                return PreferencesLoadResult(isDarkMode: saved, source: .saved, diagnostic: nil)
+            if let saved = doc.storedAppearance {
+                return PreferencesLoadResult(appearance: saved, source: .saved, diagnostic: nil,
+                                             migratedLegacy: doc.migratedLegacy)
             }
             return Self.fresh()
         }
     }
 
     private static func fresh() -> PreferencesLoadResult {
-        PreferencesLoadResult(isDarkMode: defaultIsDarkMode, source: .defaultNothingSaved, diagnostic: nil)
+        PreferencesLoadResult(appearance: defaultAppearance, source: .defaultNothingSaved, diagnostic: nil)
     }
 
     private func problemResult(_ what: String) -> PreferencesLoadResult {
-        PreferencesLoadResult(isDarkMode: Self.defaultIsDarkMode, source: .defaultAfterProblem,
+        PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem,
                               diagnostic: "preferences file \(path) \(what); starting in light mode")
     }
 
@@ -177,7 +180,7 @@ public final class PreferencesStore {
     /// What is at the preferences name in the folder, examined without following a link.
     private enum Found {
         case missing
-        case object(JSONObject)
+        case object(PreferencesDocument)
         case bad(String)
         case failed(Int32)
     }
@@ -217,7 +220,7 @@ public final class PreferencesStore {
         case .bytes(let bytes):
             switch validate(bytes) {
             case .failure(let p): return .bad(p.description)
-            case .success(let object): return .object(object)
+            case .success(let doc): return .object(doc)
             }
         }
     }
@@ -245,10 +248,11 @@ public final class PreferencesStore {
 
     // MARK: - Save
 
-    /// Saves the committed mode (see `save(values:)`).
+    /// Saves the appearance preference (see `save(values:)`); a legacy `isDarkMode` key found in
+    /// the file is replaced by it (the migration, see `PreferencesDocument.decode`).
     @discardableResult
-    public func save(isDarkMode: Bool) -> String? {
-        save(values: JSONObject([JSONMember(key: PreferencesDocument.isDarkModeKey, value: .bool(isDarkMode))]))
+    public func save(appearance: AppearancePreference) -> String? {
+        save(values: JSONObject([JSONMember(key: PreferencesDocument.appearanceKey, value: .string(appearance.rawValue))]))
     }
 
     /// Saves the kiosk's `values`: re-reads the file, sets each of the kiosk's keys (every key
@@ -282,7 +286,7 @@ public final class PreferencesStore {
         var note: String?
         switch examine(dfd) {
         case .missing: break
-        case .object(let found): object = found
+        case .object(let found): object = found.object
         case .failed(let e):
             return reportOnce("could not save preferences to \(path): it cannot be examined (\(FileIO.errorText(e))); the mode is kept in memory")
         case .bad(let what):

@@ -2,9 +2,30 @@ import DarkModeToggle
 import Raster
 import KioskEngine
 import KioskSupport
+import Text
 
 /// `darkmode-kiosk render`: one frame of the toggle to a PNG file.
 public enum RenderCommand {
+    /// The whole page through `KioskApp` at `--time` (no separate layout code): the preference,
+    /// colours, language and high contrast the flags give.
+    public static func pageImage(_ o: RenderOptions, environment: [String: String] = [:],
+                                 warn: (String) -> Void = { StandardError.log($0) }) throws(KioskError) -> Pixmap {
+        guard let page = o.page else { throw .usage("render: a page render needs --page WxH") }
+        let language: Language
+        do { language = try Language.resolve(explicit: o.language, environment: environment) } catch {
+            throw .usage("--lang: \(error)")
+        }
+        let text = PageText.make(language: language, warn: warn)
+        let preference: AppearancePreference = o.preference.flatMap(AppearancePreference.init(rawValue:))
+            ?? (o.appearance == .dark ? .dark : .light)
+        let options = KioskOptions(pixelWidth: page.width, pixelHeight: page.height, scale: o.resolvedScale,
+                                   reduceMotion: o.isStatic, highContrast: o.highContrast,
+                                   strings: text.strings, typesetter: text.typesetter)
+        let app = KioskApp(options: options, preference: preference)
+        _ = app.renderFrame(at: o.time)
+        return app.frame
+    }
+
     /// Renders the frame the options describe (no file I/O).
     public static func image(_ o: RenderOptions, theme: PageTheme = .standard, cached: Bool = true) -> Pixmap {
         let width = o.resolvedWidth
@@ -29,8 +50,9 @@ public enum RenderCommand {
     }
 
     /// Renders and writes the PNG; errors name the file.
-    public static func run(_ o: RenderOptions, theme: PageTheme = .standard) throws(KioskError) {
-        let pix = image(o, theme: theme)
+    public static func run(_ o: RenderOptions, theme: PageTheme = .standard,
+                           environment: [String: String] = [:]) throws(KioskError) {
+        let pix = o.isPageRender ? try pageImage(o, environment: environment) : image(o, theme: theme)
         do { try PNGFile.write(pix, to: o.outPath) } catch {
             throw .runtime("render --out: \(error)")
         }

@@ -7,10 +7,10 @@ import KioskSupport
 public enum ReplayCommand {
     public static func run(_ o: ReplayOptions, output: (String) -> Void) throws(KioskError) {
         let events = try TraceReader.read(path: o.tracePath)
-        let (store, initialDark) = PreferencesStore.open(path: o.prefsPath)
+        let (store, initial) = PreferencesStore.open(path: o.prefsPath)
         var runner = ReplayRunner(size: o.size ?? PixelSize(width: 1280, height: 800), scale: o.scale ?? 1,
                                   reduceMotion: o.reduceMotion)
         runner.frameLines = o.frames
-        _ = runner.run(events, initialDark: initialDark, onCommit: { store?.saveReporting(isDarkMode: $0) }, emit: output)
+        _ = runner.run(events, initial: initial, onOutput: { store?.saveReporting($0) }, emit: output)
     }
 }

@@ -1,5 +1,6 @@
 import DarkModeToggle
 import Raster
+import Appearance
 import KioskEngine
 import KioskSupport
 
@@ -54,24 +55,38 @@ public struct ReplayRunner {
         }
     }
 
-    /// Replays `events` starting in `initialDark`; `onCommit` is called at each commit (to write
-    /// preferences), `emit` with each output line, `observe` after each frame.
+    /// Replays `events` starting in the fixed mode `initialDark`; `onCommit` is called with the
+    /// effective mode at each commit, `emit` with each output line, `observe` after each frame.
     public func run(_ events: [TraceEvent], initialDark: Bool, onCommit: (Bool) -> Void = { _ in },
                     emit: (String) -> Void = { _ in }, observe: ((KioskApp, Double) -> Void)? = nil) -> Result {
+        run(events, initial: AppearancePreference(isDark: initialDark), onOutput: { _, dark in onCommit(dark) },
+            emit: emit, observe: observe)
+    }
+
+    /// Replays `events` starting with `initial`; `onOutput` is called with what each input asks
+    /// the driver to do (save the preference), `emit` with each output line.
+    public func run(_ events: [TraceEvent], initial: AppearancePreference, onOutput: (KioskOutput) -> Void,
+                    emit: (String) -> Void = { _ in }, observe: ((KioskApp, Double) -> Void)? = nil) -> Result {
+        run(events, initial: initial, onOutput: { output, _ in onOutput(output) }, emit: emit, observe: observe)
+    }
+
+    /// The replay itself; `onOutput` also gets the effective mode after the input.
+    func run(_ events: [TraceEvent], initial: AppearancePreference, onOutput: (KioskOutput, Bool) -> Void,
+             emit: (String) -> Void, observe: ((KioskApp, Double) -> Void)?) -> Result {
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
                                                  reduceMotion: reduceMotion),
-                           isDarkMode: initialDark)
+                           preference: initial)
         let driver = VirtualClockDriver(app: app, input: TraceScript(events), origin: events.first.map { min(0, $0.time) } ?? 0,
                                         renders: renderFrames)
         emit(Self.layoutLine(app))
-        return withoutActuallyEscaping(onCommit) { onCommit in
+        return withoutActuallyEscaping(onOutput) { onOutput in
             withoutActuallyEscaping(emit) { emit in
                 var commits: [(t: Double, value: Bool)] = []
                 driver.onEvent = { d in
-                    guard let value = d.commit else { return }
-                    commits.append((d.event.time, value))
-                    onCommit(value)
-                    emit(Self.commitLine(t: d.event.time, value: value))
+                    guard let output = d.output else { return }
+                    commits.append((d.event.time, app.isDarkMode))
+                    onOutput(output, app.isDarkMode)
+                    emit(Self.commitLine(t: d.event.time, value: app.isDarkMode, preference: app.appearancePreference))
                 }
                 let celestial = frameLines ? ToggleRenderer(width: app.layout.metrics.width, scale: app.layout.scale) : nil
                 driver.onFrame = { f in
@@ -102,6 +117,17 @@ public struct ReplayRunner {
         layout["toggle"] = .object(toggle)
         layout["scale"] = number(app.layout.scale)
         layout["size"] = .array([number(Double(app.layout.pixelWidth)), number(Double(app.layout.pixelHeight))])
+        // The other two controls in device pixels (for end-to-end scripts that tap them).
+        let v = app.layout.origin(of: .vivid), m = app.layout.metrics, s = app.layout.effectiveScale
+        var vivid = JSONObject()
+        vivid["x"] = number(Double(v.x)); vivid["y"] = number(Double(v.y))
+        vivid["w"] = number(tidy(m.width * s)); vivid["h"] = number(tidy(m.height * s))
+        layout["vivid"] = .object(vivid)
+        let b = app.layout.buttonPixelFrame
+        var button = JSONObject()
+        button["x"] = number(tidy(b.minX)); button["y"] = number(tidy(b.minY))
+        button["w"] = number(tidy(b.width)); button["h"] = number(tidy(b.height))
+        layout["button"] = .object(button)
         var root = JSONObject()
         root["layout"] = .object(layout)
         return JSONWriter.compact(.object(root))
@@ -123,10 +149,11 @@ public struct ReplayRunner {
         return JSONWriter.compact(.object(o))
     }
 
-    static func commitLine(t: Double, value: Bool) -> String {
+    static func commitLine(t: Double, value: Bool, preference: AppearancePreference) -> String {
         var o = JSONObject()
         o["t"] = number(tidy(t))
         o["commit"] = .bool(value)
+        o["appearance"] = .string(preference.rawValue)
         return JSONWriter.compact(.object(o))
     }
 
@@ -136,6 +163,16 @@ public struct ReplayRunner {
         f["commits"] = number(Double(app.commitCount))
         f["progress"] = number(tidy(progress))
         f["accessibility"] = .string(app.accessibilitySummary)
+        f["appearance"] = .string(app.appearancePreference.rawValue)
+        // Which source drives the mode while following the system (null: none states one).
+        if app.appearancePreference == .system {
+            f["systemSource"] = app.systemAppearance.source.map { .string($0.rawValue) } ?? .null
+        }
+        var controls = JSONObject()
+        for c in app.controlAccessibility {
+            controls[c.control.rawValue] = .string("\(c.label): \(c.value)")
+        }
+        f["controls"] = .object(controls)
         var o = JSONObject()
         o["final"] = .object(f)
         return JSONWriter.compact(.object(o))

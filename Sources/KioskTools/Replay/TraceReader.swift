@@ -1,3 +1,4 @@
+import Appearance
 import DarkModeToggle
 import KioskEngine
 import KioskSupport
@@ -6,8 +7,22 @@ import KioskSupport
 public enum TraceSpace: String, Equatable, Sendable {
     /// Window pixels (the default).
     case window
-    /// Points in the toggle's own frame, (0,0) at its top-left (`"in": "toggle"`).
+    /// Points in the Original toggle's own frame, (0,0) at its top-left (`"in": "toggle"`).
     case toggle
+    /// Points in the Vivid toggle's frame (`"in": "vivid"`).
+    case vivid
+    /// Points in the button capsule's frame (`"in": "button"`).
+    case button
+
+    /// The page control whose frame the points are in (nil: window pixels).
+    public var control: PageControl? {
+        switch self {
+        case .window: return nil
+        case .toggle: return .original
+        case .vivid: return .vivid
+        case .button: return .button
+        }
+    }
 }
 
 /// One line of an input trace.
@@ -15,11 +30,14 @@ public enum TraceEvent: Equatable, Sendable {
     case pointer(id: Int, phase: PointerPhase, x: Double, y: Double, device: PointerDevice, space: TraceSpace, t: Double)
     /// A key by SDL key name, lowercased.
     case key(name: String, t: Double)
+    /// The system's appearance changes (what the live sources would report in the kiosk):
+    /// `{"t": 1, "type": "system", "scheme": "dark", "source": "portal"}`.
+    case system(SystemAppearance, t: Double)
 
     /// The event's time in seconds.
     public var time: Double {
         switch self {
-        case .pointer(_, _, _, _, _, _, let t), .key(_, let t): return t
+        case .pointer(_, _, _, _, _, _, let t), .key(_, let t), .system(_, let t): return t
         }
     }
 
@@ -36,11 +54,16 @@ public enum TraceEvent: Equatable, Sendable {
             o["x"] = num(x)
             o["y"] = num(y)
             o["device"] = .string(device.rawValue)
-            if space == .toggle { o["in"] = .string("toggle") }
+            if space != .window { o["in"] = .string(space.rawValue) }
         case .key(let name, let t):
             o["t"] = num(t)
             o["type"] = .string("key")
             o["key"] = .string(name)
+        case .system(let a, let t):
+            o["t"] = num(t)
+            o["type"] = .string("system")
+            o["scheme"] = .string(a.scheme.rawValue)
+            if let source = a.source { o["source"] = .string(source.rawValue) }
         }
         return JSONWriter.compact(.object(o))
     }
@@ -48,8 +71,10 @@ public enum TraceEvent: Equatable, Sendable {
 
 /// Reads input traces: JSON lines of
 /// `{"t": 0.0, "type": "down"|"move"|"up"|"cancel", "id": 0, "x": 10, "y": 20, "device": "touch"|"mouse"}`
-/// (optional `"in": "toggle"` or `"in": "window"`; `device` defaults to touch) or
-/// `{"t": 0.5, "type": "key", "key": "space"}`.
+/// (optional `"in": "toggle"`, `"vivid"`, `"button"` or `"window"`; `device` defaults to touch) or
+/// `{"t": 0.5, "type": "key", "key": "space"}` or a system appearance change
+/// `{"t": 1.0, "type": "system", "scheme": "dark"|"light"|"no-preference", "source": "portal"|"light-sensor"|"schedule"}`
+/// (`source` required for light and dark, not allowed for no-preference).
 ///
 /// Blank lines and lines whose first non-blank character is `#` are skipped. Every other line
 /// must be one JSON object with exactly the keys above. Errors name the file, the 1-based line
@@ -145,8 +170,30 @@ public enum TraceReader {
             }
             return .key(name: name.lowercased(), t: t)
         }
+        if type == "system" {
+            try onlyKeys(o, ["t", "type", "scheme", "source"])
+            guard let sv = o["scheme"] else { throw LineError("missing \"scheme\" (\"dark\", \"light\" or \"no-preference\")") }
+            guard let ss = sv.stringValue, let scheme = ColorScheme(rawValue: ss) else {
+                throw LineError("unknown scheme \(describe(sv)), expected \"dark\", \"light\" or \"no-preference\"")
+            }
+            let sourceNames = AppearanceSourceKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            var source: AppearanceSourceKind?
+            if let v = o["source"] {
+                guard let name = v.stringValue, let k = AppearanceSourceKind(rawValue: name) else {
+                    throw LineError("unknown source \(describe(v)), expected one of \(sourceNames)")
+                }
+                source = k
+            }
+            if scheme == .noPreference, source != nil {
+                throw LineError("\"source\" must be left out with scheme \"no-preference\" (no source drives it)")
+            }
+            if scheme != .noPreference, source == nil {
+                throw LineError("missing \"source\" (which source says \(ss): \(sourceNames))")
+            }
+            return .system(SystemAppearance(scheme: scheme, source: source), t: t)
+        }
         guard let phase = PointerPhase(rawValue: type) else {
-            throw LineError("unknown type \(JSONWriter.quoted(type)), expected down, move, up, cancel or key")
+            throw LineError("unknown type \(JSONWriter.quoted(type)), expected down, move, up, cancel, key or system")
         }
         try onlyKeys(o, ["t", "type", "id", "x", "y", "device", "in"])
         guard let idValue = o["id"] else { throw LineError("missing \"id\" (the pointer id)") }
@@ -165,7 +212,7 @@ public enum TraceReader {
         var space = TraceSpace.window
         if let sv = o["in"] {
             guard let s = sv.stringValue, let sp = TraceSpace(rawValue: s) else {
-                throw LineError("unknown \"in\" value \(describe(sv)), expected \"toggle\" or \"window\"")
+                throw LineError("unknown \"in\" value \(describe(sv)), expected \"toggle\", \"vivid\", \"button\" or \"window\"")
             }
             space = sp
         }

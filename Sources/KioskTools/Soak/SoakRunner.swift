@@ -64,7 +64,7 @@ public struct SoakRunner {
             report.events += 1
             // The engine's count catches a second commit the return value could not carry.
             if d.engineCommits > 1 { report.multipleCommitsPerEvent += 1 }
-            if let last = d.commit {
+            if let last = d.output.map({ _ in app.isDarkMode }) {
                 if last == (report.lastCommit ?? false) { report.nonAlternatingCommits += 1 }
                 report.lastCommit = last
                 report.commits += 1

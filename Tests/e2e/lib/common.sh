@@ -94,11 +94,14 @@ wait_corners() {
     done
 }
 
-# prefs_mode FILE: prints true/false/missing from the preferences JSON.
+# prefs_mode FILE: prints true (dark)/false (light)/system/missing from the preferences JSON
+# (`appearance`, or the legacy `isDarkMode`).
 prefs_mode() {
     [ -f "$1" ] || { echo missing; return; }
     if command -v python3 >/dev/null 2>&1; then
-        python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("isDarkMode"); print("true" if v is True else "false" if v is False else "invalid")' "$1" 2>/dev/null || echo invalid
+        python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); a=d.get("appearance"); v=d.get("isDarkMode"); print({"dark": "true", "light": "false", "system": "system"}.get(a, "invalid") if a is not None else "true" if v is True else "false" if v is False else "invalid")' "$1" 2>/dev/null || echo invalid
+    elif grep -Eq '"appearance"[[:space:]]*:[[:space:]]*"dark"' "$1"; then echo true
+    elif grep -Eq '"appearance"[[:space:]]*:[[:space:]]*"light"' "$1"; then echo false
     elif grep -Eq '"isDarkMode"[[:space:]]*:[[:space:]]*true' "$1"; then echo true
     elif grep -Eq '"isDarkMode"[[:space:]]*:[[:space:]]*false' "$1"; then echo false
     else echo invalid; fi
@@ -110,7 +113,7 @@ wait_prefs() {
     while :; do
         got=$(prefs_mode "$1")
         [ "$got" = "$2" ] && return 0
-        [ $SECONDS -lt $deadline ] || fail "$3: preferences say isDarkMode=$got, expected $2"
+        [ $SECONDS -lt $deadline ] || fail "$3: preferences appearance is $got (true = dark, false = light), expected $2"
         sleep 0.1
     done
 }
@@ -129,3 +132,32 @@ drag() {
 }
 
 tap() { xdotool mousemove "$1" "$2" mousedown 1 sleep 0.05 mouseup 1; }
+
+# page_colours [run ARGS...]: sets LIGHT and DARK (RRGGBB hex) from the page colours that
+# `darkmode-kiosk run --check` prints for the real configuration.
+page_colours() {
+    local l d
+    read -r l d < <("$KIOSK" run --check "$@" | sed -n 's/^page colours: light \([0-9]*,[0-9]*,[0-9]*\), dark \([0-9]*,[0-9]*,[0-9]*\)$/\1 \2/p') || true
+    [ -n "${d:-}" ] || fail "run --check $* printed no 'page colours: light R,G,B, dark R,G,B' line"
+    LIGHT=$(IFS=, read -r r g b <<<"$l"; printf '%02X%02X%02X' "$r" "$g" "$b")
+    DARK=$(IFS=, read -r r g b <<<"$d"; printf '%02X%02X%02X' "$r" "$g" "$b")
+    LIGHT_RGB=$l DARK_RGB=$d
+    [ "$LIGHT" != "$DARK" ] || fail "run --check gives the same light and dark page colour #$LIGHT: the checks could not tell the modes apart"
+}
+
+# original_toggle WxH SCALE: sets OX OY OW OH (the Original toggle's frame in pixels) and CX CY
+# (its centre) from the layout line `darkmode-kiosk replay` prints for an empty trace.
+original_toggle() {
+    command -v python3 >/dev/null 2>&1 || fail "python3 is needed to read the replay layout line"
+    : >"$E2E_TMP/empty.jsonl"
+    "$KIOSK" replay "$E2E_TMP/empty.jsonl" --size "$1" --scale "$2" >"$E2E_TMP/replay.out" \
+        || fail "replay --size $1 --scale $2 failed"
+    read -r OX OY OW OH < <(python3 -c '
+import json, sys
+l = json.loads(open(sys.argv[1]).readline())["layout"]
+w, h = (int(v) for v in sys.argv[2].split("x"))
+assert l["size"] == [w, h], l["size"]
+print(*[int(round(l["toggle"][f])) for f in "xywh"])' "$E2E_TMP/replay.out" "$1") || true
+    [ -n "${OH:-}" ] || fail "replay printed no usable layout line: $(head -c 300 "$E2E_TMP/replay.out")"
+    CX=$((OX + OW / 2)) CY=$((OY + OH / 2))
+}

@@ -1,0 +1,56 @@
+import Raster
+
+/// Rasterizes a sprite cache's pieces and places them, for both styles' caches.
+///
+/// A retained maker's pieces own their memory and know where their content is
+/// (`Sprite.indexRuns`); a one-frame maker borrows their memory from the pool until
+/// `releaseBorrowed()`.
+final class SpriteMaker {
+    let pool: LayerPool
+    /// Index each piece's content runs (worth it only when pieces are kept for many frames).
+    let retained: Bool
+    private var borrowed: [Pixmap] = []
+
+    init(pool: LayerPool, retained: Bool) {
+        self.pool = pool
+        self.retained = retained
+    }
+
+    /// Memory for a piece covering `bounds`: owned when retained, else borrowed from the pool.
+    func newPixmap(_ bounds: IntRect) -> Pixmap {
+        if retained { return Pixmap(width: bounds.width, height: bounds.height) }
+        let pix = pool.take(width: bounds.width, height: bounds.height)
+        borrowed.append(pix)
+        return pix
+    }
+
+    /// Renders a piece into its own pixmap covering `bounds` (device pixels, origin 0,0).
+    func sprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
+        let pix = newPixmap(bounds)
+        let c = Canvas(pix, pool: pool)
+        c.retarget(pix, origin: (bounds.x, bounds.y))
+        c.transform = transform
+        draw(c)
+        var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
+        if retained {
+            s = s.trimmed()
+            s.indexRuns()
+        }
+        return s
+    }
+
+    /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy).
+    static func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,
+                      opacity: Double = 1, mask: LayerMask? = nil) {
+        let home = sprite.origin
+        sprite.origin = (home.x + origin.x + dx, home.y + origin.y + dy)
+        canvas.draw(sprite, opacity: opacity, mask: mask)
+        sprite.origin = home
+    }
+
+    /// Returns borrowed memory to the pool (one-frame instances).
+    func releaseBorrowed() {
+        for p in borrowed { pool.give(p) }
+        borrowed.removeAll()
+    }
+}

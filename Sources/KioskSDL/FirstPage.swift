@@ -1,0 +1,46 @@
+import KioskEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds the app and renders its first page on a second thread while the main thread opens
+/// the window (on Wayland and on boards without a GPU that loads the GL stack: ~100 ms), for
+/// the page size the display reports before any window exists. `take()` waits for it; the
+/// loop re-lays the app out if the real window came out another size.
+final class FirstPage: @unchecked Sendable {
+    private let make: (PageGeometry) -> KioskApp
+    private let geometry: PageGeometry
+    private let clock: HostClock
+    private var app: KioskApp?
+    private var thread = pthread_t()
+    private var started = false
+
+    /// Starts the build; nil when the size cannot be known before the window (the loop then
+    /// builds the app itself, as before).
+    init?(options: HostOptions, clock: HostClock, make: @escaping (PageGeometry) -> KioskApp) {
+        guard let v = KioskWindow.predictedViewport(options) else { return nil }
+        self.make = make
+        geometry = v.geometry
+        self.clock = clock
+        let box = Unmanaged.passRetained(self).toOpaque()
+        started = pthread_create(&thread, nil, { raw in
+            let me = Unmanaged<FirstPage>.fromOpaque(raw!).takeRetainedValue()
+            let app = me.make(me.geometry)
+            _ = app.renderFrame(at: me.clock.now())
+            me.app = app
+            return nil
+        }, box) == 0
+        if !started {
+            Unmanaged<FirstPage>.fromOpaque(box).release()
+            return nil
+        }
+    }
+
+    /// Waits for the build and hands the app over (to the loop thread).
+    func take() -> KioskApp? {
+        guard started else { return nil }
+        pthread_join(thread, nil)
+        started = false
+        return app
+    }
+}

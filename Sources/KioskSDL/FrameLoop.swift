@@ -1,0 +1,237 @@
+import CSDL2
+import DarkModeToggle
+import KioskEngine
+import KioskSupport
+import Raster
+
+/// The frame loop: waits for events (or the next frame's deadline, or the next watchdog
+/// ping), dispatches them, renders and presents frames, and ends with a `HostExit`.
+final class FrameLoop {
+    private let window: KioskWindow
+    private let screen: ScreenUpdater
+    private let clock: HostClock
+    private var translator: PointerTranslator
+    private var pacer: FramePacer
+    private var service: ServiceLink
+    private let observers: [FrameObserver]
+    private let customEvents: HostEventPoster?
+    private let eventHandler: HostEventHandler?
+    private let onCommit: (KioskOutput) -> Void
+    private let driver: String
+
+    private var exit: HostExit?
+    private var windowCloseSeen = false
+    private var lastPresentStart: Double?
+    private var firstFramePresented = false
+    /// When the current loop pass woke up (after its wait): the frame's work includes the
+    /// events handled before it (commits among them).
+    private var wokeAt = 0.0
+
+    init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver],
+         eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
+        self.window = window
+        self.clock = clock
+        self.service = service
+        self.observers = observers
+        self.eventHandler = eventHandler
+        self.onCommit = onCommit
+        screen = ScreenUpdater(presenter: window.presenter, viewport: window.measureViewport())
+        translator = PointerTranslator(touchMouseID: CSDL2_TOUCH_MOUSEID,
+                                       mouseSynthesisesTouch: SDL_GetHintBoolean(SDL_HINT_MOUSE_TOUCH_EVENTS, SDL_FALSE) == SDL_TRUE)
+        pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
+        customEvents = eventHandler == nil ? nil : HostEventPoster.register()
+        driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
+    }
+
+    var viewport: Viewport { screen.viewport }
+    var pacerSummary: String {
+        "refresh period \(fixed(pacer.period * 1000, 1)) ms; "
+            + (pacer.presentPaces ? "present waits for vsync" : "present does not wait: self-paced")
+    }
+
+    /// Runs until quit; returns why it ended. The app is `prebuilt` (re-laid out if the window
+    /// came out another size), or made by `makeApp` for the page geometry.
+    func run(prebuilt: KioskApp?, makeApp: (PageGeometry) -> KioskApp) -> HostExit {
+        guard screen.setViewport(screen.viewport, prepare: true) else {
+            return .failure("cannot prepare the presenter for a \(screen.viewport.pagePixelWidth)x\(screen.viewport.pagePixelHeight) page")
+        }
+        let app = prebuilt ?? makeApp(viewport.geometry)
+        if app.frame.width != viewport.pagePixelWidth || app.frame.height != viewport.pagePixelHeight
+            || app.options.scale != viewport.scale {
+            app.resize(pixelWidth: viewport.pagePixelWidth, pixelHeight: viewport.pagePixelHeight, scale: viewport.scale)
+        }
+        if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
+        defer { eventHandler?.stop() }
+        window.setTitle(summary: app.accessibilitySummary)
+        // The first frame is rendered while the window is hidden, then shown and presented at once.
+        _ = app.renderFrame(at: clock.now())
+        window.show()
+        SDL_PumpEvents()
+        relayout(app)
+        wokeAt = clock.now()
+        frame(app)
+        window.enterFullScreen()
+        relayout(app)
+
+        var event = SDL_Event()
+        while exit == nil {
+            let busy = app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
+            if !busy {
+                // Idle: block until something happens, or until the watchdog wants its ping
+                // (no CPU, no timers; without a watchdog the wait has no end).
+                pacer.reset()
+                lastPresentStart = nil
+                let timeout = service.idleTimeout(now: clock.now())
+                if SDL_WaitEventTimeout(&event, timeout) == 1 {
+                    wokeAt = clock.now()
+                    handle(event, app)
+                } else if timeout < 0 {
+                    exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
+                    break
+                }
+            } else {
+                let wait = pacer.delay(at: clock.now())
+                if wait >= 0.001 { SDL_Delay(UInt32(wait * 1000)) }
+                wokeAt = clock.now()
+            }
+            while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
+            service.pingIfDue(now: clock.now())
+            if exit != nil { break }
+            if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
+            if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
+                frame(app)
+            }
+            window.setTitle(summary: app.accessibilitySummary)
+            service.status(app.statusSummary)
+        }
+        for o in observers { o.loopEnded() }
+        return exit ?? .failure("the frame loop ended without a reason")
+    }
+
+    // MARK: Frames
+
+    private func frame(_ app: KioskApp) {
+        let start = clock.now()
+        pacer.frameBegan(at: start)
+        let dirty = app.renderFrame(at: start)
+        guard screen.update(app.frame, dirty: dirty) else { return }
+        let end = clock.now()
+        let interval = lastPresentStart.map { start - $0 }
+        pacer.framePresented(interval: interval)
+        // Frame time: the interval since the previous presented frame of this burst; the
+        // first frame after idle reports its own render-and-present time.
+        if app.options.showFPS { app.fps.record(interval: interval.map { $0 * 1000 }, work: (end - start) * 1000) }
+        lastPresentStart = start
+        let isFirst = !firstFramePresented
+        firstFramePresented = true
+        for o in observers {
+            o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
+        }
+        if isFirst { service.ready(status: app.statusSummary) }
+        eventHandler?.framePresented()
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: SDL_Event, _ app: KioskApp) {
+        let type = event.type
+        switch type {
+        case SDL_QUIT.rawValue:
+            exit = HostExit.forQuit(signal: QuitSignal.received, windowCloseSeen: windowCloseSeen, driver: driver)
+        case SDL_WINDOWEVENT.rawValue:
+            perform(HostAction.forWindowEvent(UInt32(event.window.event)), app)
+        case SDL_DISPLAYEVENT.rawValue:
+            perform(HostAction.forDisplayEvent(UInt32(event.display.event)), app)
+        case SDL_RENDER_TARGETS_RESET.rawValue:
+            screen.needsFullUpload = true
+        case SDL_RENDER_DEVICE_RESET.rawValue:
+            if !screen.setViewport(window.measureViewport(), prepare: true) {
+                exit = .failure("the render device was reset and the presenter cannot be prepared again")
+            }
+        case SDL_KEYDOWN.rawValue:
+            let key = event.key
+            guard key.repeat == 0 else { return }
+            if window.options.windowed, key.keysym.sym == SDLK_ESCAPE.rawValue {
+                exit = .escape
+                return
+            }
+            let name = String(cString: SDL_GetKeyName(key.keysym.sym))
+            guard !name.isEmpty else { return }
+            let shift = key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            if let commit = app.handleKey(named: name, shift: shift, at: eventTime(key.timestamp)) {
+                onCommit(commit)
+            }
+        case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
+            let f = event.tfinger
+            let phase: PointerPhase = type == SDL_FINGERDOWN.rawValue ? .down : type == SDL_FINGERUP.rawValue ? .up : .move
+            pointer(.finger(phase: phase, touchID: f.touchId, fingerID: f.fingerId, x: f.x, y: f.y), f.timestamp, app)
+        case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
+            let b = event.button
+            pointer(.mouseButton(isDown: type == SDL_MOUSEBUTTONDOWN.rawValue, which: b.which, button: b.button,
+                                 x: b.x, y: b.y), b.timestamp, app)
+        case SDL_MOUSEMOTION.rawValue:
+            let m = event.motion
+            pointer(.mouseMotion(which: m.which, leftHeld: m.state & 1 != 0, x: m.x, y: m.y), m.timestamp, app)
+        case let t where customEvents.map({ $0.eventType == t }) == true:
+            eventHandler?.handle(code: event.user.code, app: app, now: clock.now())
+        default:
+            break
+        }
+    }
+
+    private func perform(_ action: HostAction, _ app: KioskApp) {
+        switch action {
+        case .none: break
+        case .relayout: relayout(app)
+        case .displayChanged:
+            window.readDisplay()
+            pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
+            relayout(app)
+        case .fullUpload: screen.needsFullUpload = true
+        case .cancelPointers: cancelPointers(app)
+        case .windowClosed: windowCloseSeen = true
+        }
+    }
+
+    private func eventTime(_ timestamp: UInt32) -> Double { HostClock.seconds(fromEventTimestamp: timestamp) }
+
+    private func pointer(_ input: RawPointerInput, _ timestamp: UInt32, _ app: KioskApp) {
+        if let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport),
+           let commit = app.handle(e) {
+            onCommit(commit)
+        }
+    }
+
+    /// SDL 2 reports no touch hot-plug: a finger whose device SDL no longer lists ends its gesture.
+    private func cancelIfTouchDeviceLost(_ app: KioskApp) {
+        let active = translator.activeTouchIDs
+        guard !active.isEmpty else { return }
+        var present: Set<Int64> = [CSDL2_MOUSE_TOUCHID]
+        for i in 0..<max(0, SDL_GetNumTouchDevices()) { present.insert(SDL_GetTouchDevice(i)) }
+        if HostAction.touchDeviceLost(activeTouchIDs: active, presentDevices: present) {
+            Diagnostics.printError("darkmode-kiosk: a touch device went away mid-gesture; the gesture is cancelled", priority: .warning)
+            cancelPointers(app)
+        }
+    }
+
+    /// Re-reads the output size; on a change of page size or scale, cancels gestures, re-lays
+    /// out the app and prepares the presenter again.
+    private func relayout(_ app: KioskApp) {
+        let next = window.measureViewport()
+        guard next != viewport else { return }
+        let resized = next.geometry != viewport.geometry
+        if resized {
+            cancelPointers(app)
+            app.resize(pixelWidth: next.pagePixelWidth, pixelHeight: next.pagePixelHeight, scale: next.scale)
+        }
+        if !screen.setViewport(next, prepare: resized) {
+            exit = .failure("cannot prepare the presenter for a \(next.pagePixelWidth)x\(next.pagePixelHeight) page")
+        }
+    }
+
+    private func cancelPointers(_ app: KioskApp) {
+        guard translator.hasActivePointers else { return }
+        translator.reset()
+        app.cancelPointers(at: clock.now())
+    }
+}

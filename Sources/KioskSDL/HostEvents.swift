@@ -1,0 +1,44 @@
+import CSDL2
+import KioskEngine
+
+/// Events the host itself does not know about (e.g. a system-appearance change found by a
+/// background thread). Any thread may `post` one; the frame loop wakes up and hands it to the
+/// handler on the loop thread, where the app may be touched. One SDL user event type is
+/// registered per run; the `code` tells the handler's events apart (its own payload stays in
+/// the handler, e.g. behind a mutex).
+public protocol HostEventHandler: AnyObject {
+    /// Once, on the loop thread, after the app is made and before its first frame.
+    func start(app: KioskApp, poster: HostEventPoster, now: Double)
+    /// Each posted event, on the loop thread. `now` is the host clock (the app's time base).
+    func handle(code: Int32, app: KioskApp, now: Double)
+    /// Once, on the loop thread, when the loop has ended (before the host returns).
+    func stop()
+    /// After each presented frame, on the loop thread (default: nothing). For timing notes such
+    /// as "the first frame after this event was presented at …".
+    func framePresented()
+}
+
+extension HostEventHandler {
+    public func framePresented() {}
+}
+
+/// Wakes the frame loop with a custom event; safe from any thread (SDL_PushEvent is).
+public struct HostEventPoster: Sendable {
+    /// The registered SDL event type.
+    public let eventType: UInt32
+
+    /// Queues `code` for the handler; false when SDL's queue refused it (full, or SDL gone).
+    @discardableResult
+    public func post(code: Int32) -> Bool {
+        var event = SDL_Event()
+        event.type = eventType
+        event.user.code = code
+        return SDL_PushEvent(&event) == 1
+    }
+
+    /// Registers one user event type with SDL (after SDL_Init); nil when SDL has none left.
+    static func register() -> HostEventPoster? {
+        let t = SDL_RegisterEvents(1)
+        return t == UInt32.max ? nil : HostEventPoster(eventType: t)
+    }
+}

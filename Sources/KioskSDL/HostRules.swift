@@ -1,0 +1,153 @@
+import CSDL2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why the frame loop ended, and the exit status that follows (0: asked to stop; 1: the
+/// display went away or failed — systemd's `Restart=` brings the kiosk back).
+public enum HostExit: Equatable, Sendable {
+    /// SIGTERM or SIGINT (SDL turns them into SDL_QUIT).
+    case signal(Int32)
+    /// The window was closed (windowed mode, by the window manager).
+    case windowClosed
+    /// Escape in windowed mode.
+    case escape
+    /// SDL_QUIT that no signal or window close explains: the display connection ended (on
+    /// Wayland SDL reports a lost compositor this way).
+    case displayLost(driver: String)
+    /// Something the host cannot recover from (the message says what).
+    case failure(String)
+
+    public var status: Int32 {
+        switch self {
+        case .signal, .windowClosed, .escape: return 0
+        case .displayLost, .failure: return 1
+        }
+    }
+
+    /// The one log line for an abnormal end; nil for a normal one.
+    public var logLine: String? {
+        switch self {
+        case .signal, .windowClosed, .escape: return nil
+        case .displayLost(let driver):
+            return "darkmode-kiosk: the display connection ended (SDL video driver \(driver): the compositor or X server went away); exiting with status 1"
+        case .failure(let message): return "darkmode-kiosk: \(message); exiting with status 1"
+        }
+    }
+
+    /// What an SDL_QUIT means, given the signal recorded (0: none) and whether the window
+    /// manager closed the window just before.
+    public static func forQuit(signal: Int32, windowCloseSeen: Bool, driver: String) -> HostExit {
+        if signal != 0 { return .signal(signal) }
+        if windowCloseSeen { return .windowClosed }
+        return .displayLost(driver: driver)
+    }
+}
+
+/// What the host does for a window or display event (pure: SDL's event ids in, an action out).
+public enum HostAction: Equatable, Sendable {
+    case none
+    /// Re-read the output size; re-lay out the page if it changed (cancels gestures then).
+    case relayout
+    /// Re-read the display (refresh rate, DPI), then re-lay out.
+    case displayChanged
+    /// The screen's content may be gone: send the whole page again.
+    case fullUpload
+    /// Pointers in progress can no longer finish normally: cancel them.
+    case cancelPointers
+    /// The window manager closed the window (an SDL_QUIT follows).
+    case windowClosed
+
+    public static func forWindowEvent(_ id: UInt32) -> HostAction {
+        switch id {
+        // On Wayland the real full-screen size arrives only here.
+        case SDL_WINDOWEVENT_SIZE_CHANGED.rawValue, SDL_WINDOWEVENT_RESIZED.rawValue: return .relayout
+        // Moved onto another display: its size, refresh rate or DPI may differ.
+        case SDL_WINDOWEVENT_DISPLAY_CHANGED.rawValue: return .displayChanged
+        case SDL_WINDOWEVENT_EXPOSED.rawValue, SDL_WINDOWEVENT_SHOWN.rawValue, SDL_WINDOWEVENT_RESTORED.rawValue:
+            return .fullUpload
+        case SDL_WINDOWEVENT_FOCUS_LOST.rawValue, SDL_WINDOWEVENT_HIDDEN.rawValue, SDL_WINDOWEVENT_MINIMIZED.rawValue:
+            return .cancelPointers
+        case SDL_WINDOWEVENT_CLOSE.rawValue: return .windowClosed
+        default: return .none
+        }
+    }
+
+    /// Orientation changes, displays connected or disconnected: the output may have a new
+    /// size or refresh rate. (A disconnected display that comes back arrives as "connected".)
+    public static func forDisplayEvent(_ id: UInt32) -> HostAction {
+        switch id {
+        case SDL_DISPLAYEVENT_ORIENTATION.rawValue, SDL_DISPLAYEVENT_CONNECTED.rawValue,
+             SDL_DISPLAYEVENT_DISCONNECTED.rawValue:
+            return .displayChanged
+        default: return .none
+        }
+    }
+
+    /// True when a gesture must be cancelled because a touch device it uses is gone (SDL 2
+    /// has no touch hot-plug events; the host compares the devices SDL lists now).
+    public static func touchDeviceLost(activeTouchIDs: Set<Int64>, presentDevices: Set<Int64>) -> Bool {
+        !activeTouchIDs.isSubset(of: presentDevices)
+    }
+}
+
+/// Which signal asked the kiosk to quit. SDL turns SIGTERM/SIGINT into SDL_QUIT, and so does
+/// a Wayland compositor going away: this recorder, installed after SDL_Init in front of SDL's
+/// handlers (which it then calls), tells the two apart. It is installed only over a real
+/// handler, so a signal is never swallowed, and removed before SDL_Quit (which then restores
+/// the defaults).
+enum QuitSignal {
+    typealias Handler = @convention(c) (Int32) -> Void
+    struct State {
+        var received: Int32 = 0
+        var previousTerm: Handler?
+        var previousInt: Handler?
+    }
+    /// Allocated on first use (in `install`, before any handler exists); the handler only
+    /// reads and writes through it.
+    nonisolated(unsafe) static let state: UnsafeMutablePointer<State> = {
+        let p = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        p.initialize(to: State())
+        return p
+    }()
+
+    static func install() {
+        let s = state
+        s.pointee.received = 0
+        for sig in [SIGTERM, SIGINT] {
+            var old = sigaction()
+            guard sigaction(sig, nil, &old) == 0, old.sa_flags & SA_SIGINFO == 0 else { continue }
+            guard let handler = old.__sigaction_handler.sa_handler else { continue }
+            let raw = unsafeBitCast(handler, to: Int.self)
+            guard raw != 0, raw != 1, raw != unsafeBitCast(recorder, to: Int.self) else { continue }  // SIG_DFL, SIG_IGN, ours
+            if sig == SIGTERM { s.pointee.previousTerm = handler } else { s.pointee.previousInt = handler }
+            var act = old
+            act.__sigaction_handler.sa_handler = recorder
+            sigaction(sig, &act, nil)
+        }
+    }
+
+    static func uninstall() {
+        let s = state
+        for sig in [SIGTERM, SIGINT] {
+            guard let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt else { continue }
+            var cur = sigaction()
+            if sigaction(sig, nil, &cur) == 0, let h = cur.__sigaction_handler.sa_handler,
+               unsafeBitCast(h, to: Int.self) == unsafeBitCast(recorder, to: Int.self) {
+                cur.__sigaction_handler.sa_handler = previous
+                sigaction(sig, &cur, nil)
+            }
+            if sig == SIGTERM { s.pointee.previousTerm = nil } else { s.pointee.previousInt = nil }
+        }
+        s.pointee.received = 0
+    }
+
+    static var received: Int32 { state.pointee.received }
+}
+
+private let recorder: QuitSignal.Handler = { sig in
+    let s = QuitSignal.state
+    if s.pointee.received == 0 { s.pointee.received = sig }
+    let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt
+    previous?(sig)
+}

@@ -1,0 +1,119 @@
+import CSDL2
+import KioskEngine
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Window setup: the SDL window, its presenter (window surface or streaming texture) and what
+/// the display reports (refresh rate, DPI, the viewport). No frames, no events.
+final class KioskWindow {
+    let window: OpaquePointer
+    let presenter: FramePresenter
+    let options: HostOptions
+    private(set) var displayDPI: Double?
+    private(set) var refreshRate: Double
+
+    /// Opens the window hidden, so that its first visible content is the first real frame.
+    /// Full-screen mode starts as a borderless window covering the display and switches to
+    /// full-screen-desktop right after the first present (`enterFullScreen`): SDL's X11 backend
+    /// blocks ~100 ms per full-screen change waiting for the window manager, which would
+    /// otherwise delay the first frame (measured under Xvfb + matchbox: 430 ms → 230 ms → ~130 ms).
+    /// Nil when no window or presenter can be made (one message already printed).
+    init?(options: HostOptions) {
+        self.options = options
+        var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue | SDL_WINDOW_HIDDEN.rawValue
+        var x = Int32(bitPattern: CSDL2_WINDOWPOS_CENTERED), y = x
+        var width = Int32(clamping: options.size?.width ?? 1024)
+        var height = Int32(clamping: options.size?.height ?? 640)
+        if options.windowed {
+            flags |= SDL_WINDOW_RESIZABLE.rawValue
+        } else {
+            flags |= SDL_WINDOW_BORDERLESS.rawValue
+            var bounds = SDL_Rect()
+            if SDL_GetDisplayBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 {
+                (x, y, width, height) = (bounds.x, bounds.y, bounds.w, bounds.h)
+            } else {
+                flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue
+            }
+        }
+        guard let window = SDL_CreateWindow(options.titleBase, x, y, width, height, flags) else {
+            Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
+            return nil
+        }
+        // Present through the window surface unless the texture path was asked for.
+        let wantsTexture = getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0).lowercased() } == "texture"
+        let made: FramePresenter? = wantsTexture ? TexturePresenter(window: window)
+            : (SurfacePresenter(window: window) ?? TexturePresenter(window: window))
+        guard let made else {
+            Diagnostics.printError(Diagnostics.noDisplayMessage(step: wantsTexture ? "SDL_CreateRenderer" : "SDL_GetWindowSurface"))
+            SDL_DestroyWindow(window)
+            return nil
+        }
+        self.window = window
+        presenter = made
+        if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
+        refreshRate = 60
+        readDisplay()
+        SDL_PumpEvents()
+    }
+
+    /// The viewport the window is expected to get, from the display alone (before the window
+    /// exists): windowed, the asked size; full-screen, the first display's bounds. Assumes one
+    /// output pixel per window unit; nil when the display says nothing.
+    static func predictedViewport(_ options: HostOptions) -> Viewport? {
+        var w = options.size?.width ?? 1024, h = options.size?.height ?? 640
+        if !options.windowed {
+            var bounds = SDL_Rect()
+            guard SDL_GetDisplayBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 else { return nil }
+            (w, h) = (Int(bounds.w), Int(bounds.h))
+        }
+        guard w > 0, h > 0 else { return nil }
+        var ddpi: Float = 0
+        let dpi = SDL_GetDisplayDPI(0, &ddpi, nil, nil) == 0 ? Double(ddpi) : nil
+        let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: w, windowWidth: w, displayDPI: dpi)
+        return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
+    }
+
+    deinit {
+        presenter.close()
+        SDL_DestroyWindow(window)
+    }
+
+    /// Re-reads the refresh rate and DPI of the display the window is on (after a display event).
+    func readDisplay() {
+        let displayIndex = max(0, SDL_GetWindowDisplayIndex(window))
+        var mode = SDL_DisplayMode()
+        refreshRate = SDL_GetCurrentDisplayMode(displayIndex, &mode) == 0 ? Double(mode.refresh_rate) : 60
+        var ddpi: Float = 0
+        displayDPI = SDL_GetDisplayDPI(displayIndex, &ddpi, nil, nil) == 0 ? Double(ddpi) : nil
+    }
+
+    /// The viewport as SDL reports it now (output and window size, scale policy applied).
+    func measureViewport() -> Viewport {
+        var ww: Int32 = 0, wh: Int32 = 0
+        let (ow, oh) = presenter.outputSize()
+        SDL_GetWindowSize(window, &ww, &wh)
+        let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: Int(ow), windowWidth: Int(ww),
+                                        displayDPI: displayDPI)
+        return Viewport(outputWidth: max(1, Int(ow)), outputHeight: max(1, Int(oh)),
+                        windowWidth: max(1, Int(ww)), windowHeight: max(1, Int(wh)),
+                        rotation: options.rotation, scale: scale)
+    }
+
+    func show() { SDL_ShowWindow(window) }
+
+    /// Full-screen-desktop (after the first present; see `init`). No-op when windowed.
+    func enterFullScreen() {
+        if !options.windowed { SDL_SetWindowFullscreen(window, SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue) }
+    }
+
+    private var title = ""
+
+    /// Sets "<titleBase> — <summary>" when it changed.
+    func setTitle(summary: String) {
+        let t = "\(options.titleBase) — \(summary)"
+        guard t != title else { return }
+        title = t
+        SDL_SetWindowTitle(window, t)
+    }
+}

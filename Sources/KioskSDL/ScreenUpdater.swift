@@ -1,0 +1,39 @@
+import KioskEngine
+import Raster
+
+/// What goes to the screen each frame: the app's dirty rectangles, or the whole page when
+/// `needsFullUpload` is set — the host's one staleness flag. It is set by a new page size
+/// (`prepare`), by anything that may have lost the screen's content (expose, shown, restored,
+/// render targets reset) and by a failed upload or present (e.g. SDL dropped the window
+/// surface after a full-screen switch); it is cleared by a successful whole-page upload.
+final class ScreenUpdater {
+    let presenter: FramePresenter
+    private(set) var viewport: Viewport
+    /// The next frame sends the whole page and presents, dirty or not.
+    var needsFullUpload = true
+
+    init(presenter: FramePresenter, viewport: Viewport) {
+        self.presenter = presenter
+        self.viewport = viewport
+    }
+
+    /// Takes a new viewport. Only a new page geometry needs the presenter prepared again
+    /// (texture size); any change needs the whole page sent. False when preparing failed.
+    func setViewport(_ next: Viewport, prepare: Bool) -> Bool {
+        viewport = next
+        needsFullUpload = true
+        return prepare ? presenter.prepare(next) : true
+    }
+
+    /// Sends what changed in `frame` and presents it. Returns false when there was nothing to
+    /// show (no dirty rectangle and no full upload pending).
+    func update(_ frame: Pixmap, dirty: [IntRect]) -> Bool {
+        let full = needsFullUpload
+        guard full || !dirty.isEmpty else { return false }
+        needsFullUpload = false
+        let uploaded = presenter.upload(full ? [frame.bounds] : dirty, from: frame, viewport: viewport)
+        let presented = presenter.present(viewport)
+        if !uploaded || !presented { needsFullUpload = true }
+        return true
+    }
+}

@@ -1,0 +1,48 @@
+import SystemdNotify
+
+/// The host's side of systemd: READY=1 after the first presented frame, STATUS= when the
+/// summary changes, WATCHDOG=1 from the loop thread at half WATCHDOG_USEC, STOPPING=1 at the
+/// end. Every call is a no-op without NOTIFY_SOCKET.
+struct ServiceLink {
+    let notifier: SystemdNotifier
+    private(set) var watchdog: WatchdogSchedule?
+    private var lastStatus: String?
+    private(set) var isReady = false
+    let log = ServiceLog.standardError
+
+    init(notifier: SystemdNotifier = SystemdNotifier()) {
+        self.notifier = notifier
+        watchdog = notifier.watchdogSchedule
+        if notifier.isEnabled, case .off(let reason) = notifier.watchdog, reason != "WATCHDOG_USEC is not set" {
+            log.warning("darkmode-kiosk: no watchdog pings: \(reason)")
+        }
+    }
+
+    /// READY=1 with the first status (once).
+    mutating func ready(status: String) {
+        guard !isReady else { return }
+        isReady = true
+        lastStatus = status
+        notifier.ready(status: status)
+    }
+
+    /// STATUS= when `text` differs from the last one sent (only after READY).
+    mutating func status(_ text: String) {
+        guard isReady, text != lastStatus else { return }
+        lastStatus = text
+        notifier.status(text)
+    }
+
+    /// How long the idle loop may sleep (ms, -1 forever) so that it wakes for the next ping.
+    func idleTimeout(now: Double) -> Int32 { watchdog?.timeoutMilliseconds(now: now, idle: -1) ?? -1 }
+
+    /// WATCHDOG=1 when due. Called from the loop only, so a stalled loop stops the pings.
+    mutating func pingIfDue(now: Double) {
+        guard var w = watchdog, w.isDue(now: now) else { return }
+        notifier.watchdogPing()
+        w.pinged(at: now)
+        watchdog = w
+    }
+
+    func stopping(status: String) { notifier.stopping(status: status) }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Raster
+import Testing
+@testable import KioskEngine
+@testable import KioskTools
+import KioskSupport
+
+/// The whole page as `render --page` draws it, at the screenshots' geometry (368 × 800 px,
+/// 0.876 px per pt): light, dark, high contrast and Chinese. Needs fonts-inter and
+/// fonts-noto-cjk (the CI installs both).
+/// Regenerate deliberately with `DARKMODE_UPDATE_GOLDENS=1 swift test --filter PageGoldenTests`.
+@Suite struct PageGoldenTests {
+    static let cases: [(file: String, flags: [String])] = [
+        ("page-light.png", ["--light"]),
+        ("page-dark.png", ["--dark"]),
+        ("page-high-contrast-light.png", ["--light", "--high-contrast"]),
+        ("page-high-contrast-dark.png", ["--dark", "--high-contrast"]),
+        ("page-zh-Hans-system.png", ["--appearance", "system", "--lang", "zh-Hans"]),
+    ]
+
+    @Test(arguments: 0..<5)
+    func matchesGolden(index: Int) throws {
+        let (file, flags) = Self.cases[index]
+        guard case .render(let o) = try CommandLineParser.parse(["render", "--out", "x.png", "--page", "368x800", "--scale", "0.876"] + flags + (flags.contains("--lang") ? [] : ["--lang", "en"])) else {
+            Issue.record("not a render command"); return
+        }
+        #expect(o.isPageRender)
+        var warnings: [String] = []
+        let image = try RenderCommand.pageImage(o, environment: [:], warn: { warnings.append($0) })
+        #expect(warnings.isEmpty, "\(warnings)")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("PageGoldens/\(file)").path
+        if ProcessInfo.processInfo.environment["DARKMODE_UPDATE_GOLDENS"] == "1" {
+            try Data(PNG.encode(image)).write(to: URL(fileURLWithPath: source), options: .atomic)
+            return
+        }
+        guard let path = Bundle.module.path(forResource: file, ofType: nil, inDirectory: "PageGoldens") else {
+            Issue.record("missing golden \(file): run with DARKMODE_UPDATE_GOLDENS=1 once and commit it")
+            return
+        }
+        let golden = try PNG.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
+        let ours = try PNG.decode(PNG.encode(image))
+        #expect(golden.width == ours.width && golden.height == ours.height)
+        var differing = 0, worst = 0
+        for y in 0..<ours.height {
+            for x in 0..<ours.width {
+                let a = golden.color(x: x, y: y), b = ours.color(x: x, y: y)
+                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
+                if d > 0 { differing += 1 }
+                worst = max(worst, d)
+            }
+        }
+        #expect(worst <= 2, "\(file): a channel differs by \(worst)/255")
+        #expect(Double(differing) <= 0.005 * Double(ours.width * ours.height), "\(file): \(differing) pixels differ")
+    }
+
+    /// The goldens differ where they should: dark vs light page, Chinese vs English labels.
+    @Test func variantsDiffer() throws {
+        func render(_ flags: [String]) throws -> Pixmap {
+            guard case .render(let o) = try CommandLineParser.parse(["render", "--out", "x.png", "--page", "368x800", "--scale", "0.876"] + flags) else {
+                throw KioskError.usage("parse")
+            }
+            return try RenderCommand.pageImage(o, warn: { _ in })
+        }
+        let light = try render(["--light", "--lang", "en"]), zh = try render(["--light", "--lang", "zh-Hans"])
+        let hc = try render(["--light", "--high-contrast", "--lang", "en"])
+        // Page background at a corner: light (235,246,255) vs high contrast white.
+        #expect(light.color(x: 2, y: 2).unpremultiplied == StraightRGBA8(r: 235, g: 246, b: 255, a: 255))
+        #expect(hc.color(x: 2, y: 2).unpremultiplied == StraightRGBA8(r: 255, g: 255, b: 255, a: 255))
+        // The label rows differ between the languages; the toggles do not.
+        let l = PageLayout(pixelWidth: 368, pixelHeight: 800, scale: 0.876, toggleWidth: 260)
+        let y = Int(l.originalLabelBox.midY * 0.876)
+        #expect((0..<368).contains { light[$0, y] != zh[$0, y] })
+    }
+}
