@@ -13,7 +13,7 @@ import Raster
 /// composites sprites only. Rendering "from scratch" uses a fresh instance for the frame: the
 /// same composition, with every piece rasterized (and blurred) anew — so the two paths differ
 /// only in what is remembered, which the tests check.
-final class ToggleSpriteCache {
+final class ToggleSpriteCache: ToggleComposition {
     private unowned let renderer: ToggleRenderer
     private let maker: SpriteMaker
     private var pool: LayerPool { maker.pool }

@@ -21,7 +21,7 @@ import Raster
 /// A retained instance keeps the pieces for the renderer's life (one scale); a one-frame
 /// instance borrows their memory from the pool and rasterizes them anew, through the same
 /// composition.
-final class VividSpriteCache {
+final class VividSpriteCache: ToggleComposition {
     private unowned let renderer: VividRenderer
     private let maker: SpriteMaker
     private var pool: LayerPool { maker.pool }
