@@ -30,6 +30,14 @@ public class ToggleDeviceRenderer {
             .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
     }
 
+    /// A canvas with no pixels under the track transform of a component at (0, 0), for measuring
+    /// the device bounds of artboard shapes.
+    func measuringCanvas(pool: LayerPool) -> Canvas {
+        let c = Canvas(Pixmap(width: 0, height: 0), pool: pool)
+        c.transform = trackTransform((0, 0))
+        return c
+    }
+
     // MARK: What a style supplies
 
     /// Device bounds of the sun (or the moon) with everything it draws (ring, shadows) when the
@@ -119,7 +127,15 @@ public class ToggleDeviceRenderer {
 
 /// A style's sprite cache as the renderer uses it: compose a frame, give back one-frame memory.
 protocol ToggleComposition: AnyObject {
+    /// Rasterizes and places the pieces.
+    var maker: SpriteMaker { get }
     func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int))
+}
+
+extension ToggleComposition {
+    var pool: LayerPool { maker.pool }
+    var retained: Bool { maker.retained }
+
     /// Returns borrowed memory to the pool (one-frame instances).
-    func releaseBorrowed()
+    func releaseBorrowed() { maker.releaseBorrowed() }
 }
