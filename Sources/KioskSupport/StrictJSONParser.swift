@@ -204,15 +204,7 @@ public struct StrictJSONParser {
         while true {
             skipWhitespace()
             items.append(try parseValue(depth: depth + 1))
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "]") { throw error("trailing comma in array") }
-            case UInt8(ascii: "]"): index += 1; return .array(items)
-            default: throw error("unexpected \(describeCurrent()) in array, expected ',' or ']'")
-            }
+            if try endOfElement(closing: "]", in: "array") { return .array(items) }
         }
     }
 
@@ -235,15 +227,22 @@ public struct StrictJSONParser {
             index += 1
             skipWhitespace()
             object[key] = try parseValue(depth: depth + 1)
-            skipWhitespace()
-            switch current {
-            case UInt8(ascii: ","):
-                index += 1
-                skipWhitespace()
-                if current == UInt8(ascii: "}") { throw error("trailing comma in object") }
-            case UInt8(ascii: "}"): index += 1; return .object(object)
-            default: throw error("unexpected \(describeCurrent()) in object, expected ',' or '}'")
-            }
+            if try endOfElement(closing: "}", in: "object") { return .object(object) }
         }
+    }
+
+    /// After an element of an array or object: true at the closing bracket (consumed), false
+    /// after a comma that another element follows.
+    private mutating func endOfElement(closing: Unicode.Scalar, in container: String) throws(JSONSyntaxError) -> Bool {
+        let close = UInt8(ascii: closing)
+        skipWhitespace()
+        guard let c = current, c == UInt8(ascii: ",") || c == close else {
+            throw error("unexpected \(describeCurrent()) in \(container), expected ',' or '\(closing)'")
+        }
+        index += 1
+        if c == close { return true }
+        skipWhitespace()
+        if current == close { throw error("trailing comma in \(container)") }
+        return false
     }
 }

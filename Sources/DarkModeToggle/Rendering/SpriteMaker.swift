@@ -54,3 +54,16 @@ final class SpriteMaker {
         borrowed.removeAll()
     }
 }
+
+/// The sun and moon sprites of a cache, one per key (a sub-pixel phase, or one key for a style
+/// drawn on whole pixels), made on first use.
+struct BodySprites {
+    private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
+
+    mutating func sprite(moon: Bool, key: Int = 0, make: () -> Sprite) -> Sprite {
+        if let s = moon ? moons[key] : suns[key] { return s }
+        let s = make()
+        if moon { moons[key] = s } else { suns[key] = s }
+        return s
+    }
+}

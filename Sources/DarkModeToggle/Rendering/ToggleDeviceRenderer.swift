@@ -1,11 +1,17 @@
 import Raster
 
-/// What both styles' renderers share: the component's metrics at a device scale, and the
-/// artboard → device units and transforms derived from them.
+/// What both styles' renderers share: the component's metrics at a device scale, the
+/// artboard → device units and transforms derived from them, the rectangles a frame can touch,
+/// and the choice between the kept sprite composition and a one-frame one.
+///
+/// A style subclasses it and supplies `bodyBounds(moon:position:origin:)` (where its sun or moon
+/// can reach) and `makeComposition(pool:retained:)` (its sprite cache).
 public class ToggleDeviceRenderer {
     public let metrics: ToggleMetrics
     /// Device pixels per point.
     public let scale: Double
+    /// The kept composition (`draw(..., cached: true)`), made on first use.
+    private var composition: ToggleComposition?
 
     public init(width: Double, scale: Double) {
         precondition(scale > 0 && scale.isFinite, "scale must be positive")
@@ -23,4 +29,113 @@ public class ToggleDeviceRenderer {
         Transform.scale(trackUnit, trackUnit)
             .concatenating(.translation(Double(origin.x), Double(origin.y) + metrics.trackOriginY * scale))
     }
+
+    /// A canvas with no pixels under the track transform of a component at (0, 0), for measuring
+    /// the device bounds of artboard shapes.
+    func measuringCanvas(pool: LayerPool) -> Canvas {
+        let c = Canvas(Pixmap(width: 0, height: 0), pool: pool)
+        c.transform = trackTransform((0, 0))
+        return c
+    }
+
+    // MARK: What a style supplies
+
+    /// Device bounds of the sun (or the moon) with everything it draws (ring, shadows) when the
+    /// celestial position is `position` and the component's top-left is at `origin`.
+    func bodyBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
+        preconditionFailure("\(Self.self) must supply bodyBounds(moon:position:origin:)")
+    }
+
+    /// The style's sprite composition: kept between frames (`retained`) or for one frame.
+    func makeComposition(pool: LayerPool, retained: Bool) -> ToggleComposition {
+        preconditionFailure("\(Self.self) must supply makeComposition(pool:retained:)")
+    }
+
+    // MARK: Bounds
+
+    /// Device bounds of the track layer (the track frame; nothing of the track reaches outside it).
+    public func trackDeviceBounds(origin: (x: Int, y: Int)) -> IntRect {
+        let t = trackTransform(origin)
+        let f = ToggleArt.trackFrame
+        let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
+        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut
+    }
+
+    /// The device rectangle the component can touch when its top-left is at `origin`, for any
+    /// state: the component frame and the track, widened by the sun's and moon's travel (with the
+    /// spring's overshoot) and shadows.
+    public func bounds(origin: (x: Int, y: Int)) -> IntRect {
+        var r = IntRect(x: origin.x, y: origin.y, width: Int((metrics.width * scale).rounded(.up)),
+                        height: Int((metrics.height * scale).rounded(.up)))
+        r = r.union(trackDeviceBounds(origin: origin))
+        for position in [-0.15, 1.15] {
+            for moon in [false, true] { r = r.union(bodyBounds(moon: moon, position: position, origin: origin)) }
+        }
+        return r
+    }
+
+    /// The device rectangle that changes between two frames: the track when anything in it
+    /// moved (ambient clock, appearance), plus the old and new places of the visible sun and moon
+    /// when the position or appearance changed. Empty when the frames are equal.
+    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        guard let old else { return bounds(origin: origin) }
+        if old == new { return .zero }
+        var r = trackDeviceBounds(origin: origin)
+        if old.position != new.position || old.appearance != new.appearance {
+            r = r.union(celestialBounds(old, origin: origin)).union(celestialBounds(new, origin: origin))
+        }
+        return r
+    }
+
+    /// Device bounds of the sun and/or moon visible in `frame`.
+    func celestialBounds(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        let p = clamp(frame.appearance, 0, 1)
+        var r = IntRect.zero
+        if p < 1 { r = r.union(bodyBounds(moon: false, position: frame.position, origin: origin)) }
+        if p > 0 { r = r.union(bodyBounds(moon: true, position: frame.position, origin: origin)) }
+        return r
+    }
+
+    /// `box` widened by where stacked shadows (blur extent and offset, in celestial units) reach.
+    func widened(_ box: IntRect, byShadows shadows: [ToggleArt.Shadow]) -> IntRect {
+        var box = box
+        for s in shadows {
+            let m = GaussianBlur.extent(sigma: s.radius * celestialUnit)
+            let dx = Int((s.dx * celestialUnit).rounded()), dy = Int((s.dy * celestialUnit).rounded())
+            let grown = box.insetBy(dx: -m, dy: -m)
+            box = box.union(grown.offsetBy(dx: dx, dy: dy)).union(grown)
+        }
+        return box
+    }
+
+    // MARK: Drawing
+
+    /// Draws the component with its top-left at device `origin`: with the kept composition
+    /// (`cached`), or with one that rasterizes every piece for this frame (the same pixels).
+    public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
+        if cached {
+            let kept = composition ?? makeComposition(pool: canvas.pool, retained: true)
+            composition = kept
+            kept.draw(frame, on: canvas, origin: origin)
+        } else {
+            let fresh = makeComposition(pool: canvas.pool, retained: false)
+            fresh.draw(frame, on: canvas, origin: origin)
+            fresh.releaseBorrowed()
+        }
+    }
+}
+
+/// A style's sprite cache as the renderer uses it: compose a frame, give back one-frame memory.
+protocol ToggleComposition: AnyObject {
+    /// Rasterizes and places the pieces.
+    var maker: SpriteMaker { get }
+    func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int))
+}
+
+extension ToggleComposition {
+    var pool: LayerPool { maker.pool }
+    var retained: Bool { maker.retained }
+
+    /// Returns borrowed memory to the pool (one-frame instances).
+    func releaseBorrowed() { maker.releaseBorrowed() }
 }

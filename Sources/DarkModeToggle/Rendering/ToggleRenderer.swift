@@ -43,8 +43,6 @@ public struct ToggleFrame: Equatable, Sendable {
 /// phase a sprite of its own, kept like any other piece) and composited at the whole-pixel part.
 /// The residual error is at most half a step (1/16 px).
 public final class ToggleRenderer: ToggleDeviceRenderer {
-    private var cache: ToggleSpriteCache?
-
     /// Sub-pixel positions per device pixel at which moving pieces are drawn.
     public static let subpixelSteps = 8
 
@@ -74,49 +72,12 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
     /// A cloud group's vertical offset in device pixels: whole pixels and a phase.
     func cloudShift(_ offsetY: Double) -> SubpixelOffset { Self.split(offsetY * trackUnit) }
 
-    /// The device rectangle the component can touch when its top-left is at `origin`, for any
-    /// state: the component frame widened by the sun's and moon's travel and shadows.
-    public func bounds(origin: (x: Int, y: Int)) -> IntRect {
-        var r = IntRect(x: origin.x, y: origin.y, width: Int((metrics.width * scale).rounded(.up)),
-                        height: Int((metrics.height * scale).rounded(.up)))
-        for position in [-0.15, 1.15] {
-            let o = celestialOrigin(origin, position: position)
-            for body in [ToggleArt.sun, ToggleArt.moon] {
-                r = r.union(bodyBounds(body, celestial: o))
-            }
-        }
-        return r
+    override func bodyBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
+        bodyBounds(moon ? ToggleArt.moon : ToggleArt.sun, celestial: celestialOrigin(origin, position: position))
     }
 
-    /// The device rectangle that changes between two frames: the track when anything in it
-    /// moved (ambient clock, appearance), plus the old and new places of the visible sun and moon
-    /// when the position or appearance changed. Empty when the frames are equal.
-    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
-        guard let old else { return bounds(origin: origin) }
-        if old == new { return .zero }
-        var r = trackDeviceBounds(origin: origin)
-        if old.position != new.position || old.appearance != new.appearance {
-            r = r.union(celestialBounds(old, origin: origin)).union(celestialBounds(new, origin: origin))
-        }
-        return r
-    }
-
-    /// Device bounds of the track layer.
-    public func trackDeviceBounds(origin: (x: Int, y: Int)) -> IntRect {
-        let t = trackTransform(origin)
-        let f = ToggleArt.trackFrame
-        let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
-        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut
-    }
-
-    /// Device bounds of the sun and/or moon visible in `frame`.
-    func celestialBounds(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
-        let p = clamp(frame.appearance, 0, 1)
-        let o = celestialOrigin(origin, position: frame.position)
-        var r = IntRect.zero
-        if p < 1 { r = r.union(bodyBounds(ToggleArt.sun, celestial: o)) }
-        if p > 0 { r = r.union(bodyBounds(ToggleArt.moon, celestial: o)) }
-        return r
+    override func makeComposition(pool: LayerPool, retained: Bool) -> ToggleComposition {
+        ToggleSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
     /// Device bounds of a sun or moon with room for all its stacked shadows, at any phase of
@@ -126,25 +87,8 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         let shape = body.shape.rect.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
         var box = Rect(x: t.apply(Point(shape.minX, shape.minY)).x, y: t.apply(Point(shape.minX, shape.minY)).y,
                        width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
-        for s in body.shadows {
-            let m = GaussianBlur.extent(sigma: s.radius * celestialUnit)
-            let dx = Int((s.dx * celestialUnit).rounded()), dy = Int((s.dy * celestialUnit).rounded())
-            let grown = box.insetBy(dx: -m, dy: -m)
-            box = box.union(grown.offsetBy(dx: dx, dy: dy)).union(grown)
-        }
+        box = widened(box, byShadows: body.shadows)
         return IntRect(x: box.x, y: box.y, width: box.width + 1, height: box.height + 1)
-    }
-
-    /// Draws the component with its top-left at device `origin`.
-    public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
-        if cached {
-            if cache == nil { cache = ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: true) }
-            cache!.draw(frame, on: canvas, origin: origin)
-        } else {
-            let fresh = ToggleSpriteCache(renderer: self, pool: canvas.pool, retained: false)
-            fresh.draw(frame, on: canvas, origin: origin)
-            fresh.releaseBorrowed()
-        }
     }
 
     // MARK: From the vector art

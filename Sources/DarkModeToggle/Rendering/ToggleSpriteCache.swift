@@ -13,29 +13,26 @@ import Raster
 /// composites sprites only. Rendering "from scratch" uses a fresh instance for the frame: the
 /// same composition, with every piece rasterized (and blurred) anew — so the two paths differ
 /// only in what is remembered, which the tests check.
-final class ToggleSpriteCache {
+final class ToggleSpriteCache: ToggleComposition {
     private unowned let renderer: ToggleRenderer
-    private let maker: SpriteMaker
-    private var pool: LayerPool { maker.pool }
-    private var retained: Bool { maker.retained }
+    let maker: SpriteMaker
     /// Track device bounds relative to the component origin.
     private let trackBounds: IntRect
-    private let trackTransform: Transform
+    /// Measures device bounds under the track transform of a component at (0, 0).
     private let measure: Canvas
+    private var trackTransform: Transform { measure.transform }
     // Pieces, rendered on first use.
     private var daySky, nightSky, dayBorder, nightBorder, dayEdge, nightEdge, sceneMask: Sprite?
     /// Per cloud group, its sprites by vertical phase.
     private var clouds: [[Int: Sprite]] = Array(repeating: [:], count: ToggleArt.cloudGroups.count)
     private var stars: [Sprite?] = Array(repeating: nil, count: ToggleArt.stars.count)
     /// Sun and moon sprites by `CelestialPlacement.phaseKey`.
-    private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
+    private var bodies = BodySprites()
 
     init(renderer r: ToggleRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
         maker = SpriteMaker(pool: pool, retained: retained)
-        trackTransform = r.trackTransform((0, 0))
-        measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
-        measure.transform = trackTransform
+        measure = r.measuringCanvas(pool: pool)
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
     }
 
@@ -100,20 +97,15 @@ final class ToggleSpriteCache {
 
     /// The sun or moon drawn at the sub-pixel phase of `placement`, for whole-pixel origin 0,0.
     private func body(moon isMoon: Bool, at placement: CelestialPlacement) -> Sprite {
-        let key = placement.phaseKey
-        if let s = isMoon ? moons[key] : suns[key] { return s }
-        let r = renderer
-        let home = CelestialPlacement(x: 0, y: 0, phaseX: placement.phaseX, phaseY: placement.phaseY)
-        let art = isMoon ? ToggleArt.moon : ToggleArt.sun
-        let s = maker.sprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
-            r.drawBody(art, occlusion: isMoon, on: c, celestial: home, opacity: 1)
+        bodies.sprite(moon: isMoon, key: placement.phaseKey) {
+            let r = renderer
+            let home = CelestialPlacement(x: 0, y: 0, phaseX: placement.phaseX, phaseY: placement.phaseY)
+            let art = isMoon ? ToggleArt.moon : ToggleArt.sun
+            return maker.sprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
+                r.drawBody(art, occlusion: isMoon, on: c, celestial: home, opacity: 1)
+            }
         }
-        if isMoon { moons[key] = s } else { suns[key] = s }
-        return s
     }
-
-    /// Returns borrowed memory to the pool (one-frame instances).
-    func releaseBorrowed() { maker.releaseBorrowed() }
 
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
     /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no

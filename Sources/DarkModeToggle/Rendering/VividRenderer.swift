@@ -17,8 +17,6 @@ import Raster
 /// stars change size continuously, so they are rasterized for every frame (six small
 /// polygons). Sprites are placed on whole device pixels.
 public final class VividRenderer: ToggleDeviceRenderer {
-    private var cache: VividSpriteCache?
-
     /// Scene units → device, for a component at `origin`, with the scene moved down by `dy`
     /// device pixels.
     func sceneTransform(_ origin: (x: Int, y: Int), dy: Double = 0) -> Transform {
@@ -55,49 +53,12 @@ public final class VividRenderer: ToggleDeviceRenderer {
 
     // MARK: Bounds
 
-    /// Device bounds of the track layer (the `drawingGroup` frame: nothing of the track, not
-    /// even its shadow, reaches outside it).
-    public func trackDeviceBounds(origin: (x: Int, y: Int)) -> IntRect {
-        let t = trackTransform(origin)
-        let f = ToggleArt.trackFrame
-        let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
-        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut
+    override func bodyBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
+        bodyBounds(moon ? VividArt.moon : VividArt.sun, celestial: celestialOrigin(origin, position: position))
     }
 
-    /// The device rectangle the component can touch when its top-left is at `origin`, for any
-    /// state: the component frame and the track, widened by the sun's and moon's travel and
-    /// shadows.
-    public func bounds(origin: (x: Int, y: Int)) -> IntRect {
-        var r = IntRect(x: origin.x, y: origin.y, width: Int((metrics.width * scale).rounded(.up)),
-                        height: Int((metrics.height * scale).rounded(.up)))
-        r = r.union(trackDeviceBounds(origin: origin))
-        for position in [-0.15, 1.15] {
-            let o = celestialOrigin(origin, position: position)
-            for body in [VividArt.sun, VividArt.moon] { r = r.union(bodyBounds(body, celestial: o)) }
-        }
-        return r
-    }
-
-    /// The device rectangle that changes between two frames: the track when anything in it
-    /// moved (ambient clock, appearance: skies, halo, scenes), plus the old and new places of
-    /// the visible sun and moon when the position or appearance changed. Empty when equal.
-    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
-        guard let old else { return bounds(origin: origin) }
-        if old == new { return .zero }
-        var r = trackDeviceBounds(origin: origin)
-        if old.position != new.position || old.appearance != new.appearance {
-            r = r.union(celestialBounds(old, origin: origin)).union(celestialBounds(new, origin: origin))
-        }
-        return r
-    }
-
-    func celestialBounds(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
-        let p = clamp(frame.appearance, 0, 1)
-        let o = celestialOrigin(origin, position: frame.position)
-        var r = IntRect.zero
-        if p < 1 { r = r.union(bodyBounds(VividArt.sun, celestial: o)) }
-        if p > 0 { r = r.union(bodyBounds(VividArt.moon, celestial: o)) }
-        return r
+    override func makeComposition(pool: LayerPool, retained: Bool) -> ToggleComposition {
+        VividSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
     /// Device bounds of a sun or moon with room for its ring and stacked shadows.
@@ -106,28 +67,10 @@ public final class VividRenderer: ToggleDeviceRenderer {
         let shape = body.frame.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
         let a = t.apply(Point(shape.minX, shape.minY))
         var box = Rect(x: a.x, y: a.y, width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
-        for s in body.shadows {
-            let m = GaussianBlur.extent(sigma: s.radius * celestialUnit)
-            let dx = Int((s.dx * celestialUnit).rounded()), dy = Int((s.dy * celestialUnit).rounded())
-            let grown = box.insetBy(dx: -m, dy: -m)
-            box = box.union(grown.offsetBy(dx: dx, dy: dy)).union(grown)
-        }
-        return box
+        return widened(box, byShadows: body.shadows)
     }
 
     // MARK: Drawing
-
-    /// Draws the component with its top-left at device `origin`.
-    public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
-        if cached {
-            if cache == nil { cache = VividSpriteCache(renderer: self, pool: canvas.pool, retained: true) }
-            cache!.draw(frame, on: canvas, origin: origin)
-        } else {
-            let fresh = VividSpriteCache(renderer: self, pool: canvas.pool, retained: false)
-            fresh.draw(frame, on: canvas, origin: origin)
-            fresh.releaseBorrowed()
-        }
-    }
 
     // MARK: From the vector art
 

@@ -21,17 +21,17 @@ import Raster
 /// A retained instance keeps the pieces for the renderer's life (one scale); a one-frame
 /// instance borrows their memory from the pool and rasterizes them anew, through the same
 /// composition.
-final class VividSpriteCache {
+final class VividSpriteCache: ToggleComposition {
     private unowned let renderer: VividRenderer
-    private let maker: SpriteMaker
-    private var pool: LayerPool { maker.pool }
-    private var retained: Bool { maker.retained }
+    let maker: SpriteMaker
     /// Track frame and inner frame device bounds relative to the component origin.
     private let trackBounds: IntRect
     private let innerBounds: IntRect
-    private let trackTransform: Transform
+    /// Measures device bounds under the track transform of a component at (0, 0).
     private let measure: Canvas
-    private var clip, border, halo, sun, moon, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
+    private var trackTransform: Transform { measure.transform }
+    private var bodies = BodySprites()
+    private var clip, border, halo, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var planeScratch: [Float] = []
@@ -40,9 +40,7 @@ final class VividSpriteCache {
     init(renderer r: VividRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
         maker = SpriteMaker(pool: pool, retained: retained)
-        trackTransform = r.trackTransform((0, 0))
-        measure = Canvas(Pixmap(width: 0, height: 0), pool: pool)
-        measure.transform = trackTransform
+        measure = r.measuringCanvas(pool: pool)
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
         innerBounds = measure.deviceBounds(of: VividArt.innerFrame)
     }
@@ -276,18 +274,14 @@ final class VividSpriteCache {
     }
 
     private func bodySprite(moon isMoon: Bool) -> Sprite {
-        if let s = isMoon ? moon : sun { return s }
-        let r = renderer, zero = (x: 0, y: 0)
-        let art = isMoon ? VividArt.moon : VividArt.sun
-        let s = maker.sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
-            r.drawBody(art, on: c, celestial: zero)
+        bodies.sprite(moon: isMoon) {
+            let r = renderer, zero = (x: 0, y: 0)
+            let art = isMoon ? VividArt.moon : VividArt.sun
+            return maker.sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
+                r.drawBody(art, on: c, celestial: zero)
+            }
         }
-        if isMoon { moon = s } else { sun = s }
-        return s
     }
-
-    /// Returns borrowed memory to the pool (one-frame instances).
-    func releaseBorrowed() { maker.releaseBorrowed() }
 
     /// Composes one frame. A scene at opacity 1 (the other one invisible) is drawn straight into
     /// the track layer instead of its own layer (same result: src-over is associative).

@@ -55,6 +55,26 @@ public enum CommandLineParser {
         var positionals: [String] = []
         func value(_ flag: String) -> String? { values[flag] }
         func has(_ flag: String) -> Bool { switches.contains(flag) }
+
+        /// A flag's value checked by one of the validators below; nil when the flag is absent.
+        func size(_ flag: String) throws(KioskError) -> PixelSize? {
+            try value(flag).map { v throws(KioskError) in try CommandLineParser.size(v, flag: flag) }
+        }
+        func scale(_ flag: String) throws(KioskError) -> Double? {
+            try value(flag).map { v throws(KioskError) in try CommandLineParser.scale(v, flag: flag) }
+        }
+        func rotation(_ flag: String) throws(KioskError) -> Rotation? {
+            try value(flag).map { v throws(KioskError) in try CommandLineParser.rotation(v, flag: flag) }
+        }
+        func rgb(_ flag: String) throws(KioskError) -> [Int]? {
+            try value(flag).map { v throws(KioskError) in try CommandLineParser.rgb(v, flag: flag) }
+        }
+        func number(_ flag: String, in range: ClosedRange<Double>, what: String) throws(KioskError) -> Double? {
+            try value(flag).map { v throws(KioskError) in try CommandLineParser.number(v, flag: flag, in: range, what: what) }
+        }
+        func integer(_ flag: String, in range: ClosedRange<Int>, what: String) throws(KioskError) -> Int? {
+            try value(flag).map { v throws(KioskError) in try CommandLineParser.integer(v, flag: flag, in: range, what: what) }
+        }
     }
 
     /// Splits arguments into flag values, switches and positionals; nil when help was asked.
@@ -128,9 +148,9 @@ public enum CommandLineParser {
         o.checkOnly = s.has("--check")
         o.highContrast = s.has("--high-contrast")
         o.language = s.value("--lang")
-        o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
-        o.rotate = try s.value("--rotate").map { v throws(KioskError) in try rotation(v, flag: "--rotate") }
-        o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
+        o.size = try s.size("--size")
+        o.rotate = try s.rotation("--rotate")
+        o.scale = try s.scale("--scale")
         o.configPath = s.value("--config")
         o.prefsPath = s.value("--prefs")
         return o
@@ -157,16 +177,14 @@ public enum CommandLineParser {
             throw .usage("--out: expected a file name ending in .png, found '\(out)'")
         }
         var o = RenderOptions(outPath: out)
-        o.width = try s.value("--width").map { v throws(KioskError) in
-            try integer(v, flag: "--width", in: 1...PixelSize.maxDimension, what: "a width in pixels")
-        }
-        o.page = try s.value("--page").map { v throws(KioskError) in try size(v, flag: "--page") }
-        o.progress = try s.value("--progress").map { v throws(KioskError) in try number(v, flag: "--progress", in: 0...1, what: "a progress") }
-        o.position = try s.value("--position").map { v throws(KioskError) in try number(v, flag: "--position", in: 0...1, what: "a position progress") }
-        o.time = try s.value("--time").map { v throws(KioskError) in try number(v, flag: "--time", in: 0...maxTime, what: "a time in seconds") } ?? 0
-        o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
+        o.width = try s.integer("--width", in: 1...PixelSize.maxDimension, what: "a width in pixels")
+        o.page = try s.size("--page")
+        o.progress = try s.number("--progress", in: 0...1, what: "a progress")
+        o.position = try s.number("--position", in: 0...1, what: "a position progress")
+        o.time = try s.number("--time", in: 0...maxTime, what: "a time in seconds") ?? 0
+        o.scale = try s.scale("--scale")
         o.isStatic = s.has("--static")
-        o.pageColor = try s.value("--page-color").map { v throws(KioskError) in try rgb(v, flag: "--page-color") }
+        o.pageColor = try s.rgb("--page-color")
         if let v = s.value("--style") {
             guard let style = ToggleStyle(rawValue: v) else { throw .usage("--style: expected original or vivid, found '\(v)'") }
             o.style = style
@@ -197,8 +215,8 @@ public enum CommandLineParser {
             throw .usage("unexpected argument '\(s.positionals[1])' for 'replay' (one trace file expected)")
         }
         var o = ReplayOptions(tracePath: trace)
-        o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
-        o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
+        o.size = try s.size("--size")
+        o.scale = try s.scale("--scale")
         o.prefsPath = s.value("--prefs")
         o.reduceMotion = s.has("--reduce-motion")
         o.frames = s.has("--frames")
@@ -208,11 +226,9 @@ public enum CommandLineParser {
     static func benchOptions(_ s: Scanned) throws(KioskError) -> BenchOptions {
         try noPositionals(s, .bench)
         var o = BenchOptions()
-        o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
-        o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
-        o.frames = try s.value("--frames").map { v throws(KioskError) in
-            try integer(v, flag: "--frames", in: 1...maxFrames, what: "a frame count")
-        }
+        o.size = try s.size("--size")
+        o.scale = try s.scale("--scale")
+        o.frames = try s.integer("--frames", in: 1...maxFrames, what: "a frame count")
         if let name = s.value("--scenario") {
             guard let sc = BenchScenario(rawValue: name.lowercased()) else {
                 let names = BenchScenario.allCases.map(\.rawValue).joined(separator: ", ")
@@ -239,8 +255,8 @@ public enum CommandLineParser {
             guard let seed = UInt64(v) else { throw .usage("--seed: expected a whole number 0…\(UInt64.max), found '\(v)'") }
             o.seed = seed
         }
-        o.size = try s.value("--size").map { v throws(KioskError) in try size(v, flag: "--size") }
-        o.scale = try s.value("--scale").map { v throws(KioskError) in try scale(v, flag: "--scale") }
+        o.size = try s.size("--size")
+        o.scale = try s.scale("--scale")
         return o
     }
 
