@@ -71,6 +71,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     }
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
+        StandardOutput.line(RunSettings.highContrastLine(colors))
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
             StandardOutput.line(line)
