@@ -132,20 +132,24 @@ import Testing
     // MARK: Contrast and reduced motion from the desktop
 
     @Test func contrastHintSwitchesTheColourSetAtRuntime() {
-        let a = app()
+        let a = app(reduceMotion: true)  // no ambient loops: the page is at rest between changes
         let normal = a.options.colors[.pageBackground]
         _ = a.renderFrame(at: 0)
         #expect(!a.highContrast)
         #expect(a.frame.color(x: 2, y: 2) == normal.light.premultiplied8)
         a.setSystemAppearance(SystemAppearance(scheme: .noPreference, source: nil, hints: AccessibilityHints(highContrast: true)), at: 1)
         #expect(a.highContrast)
-        // Immediate: the next frame redraws the whole page in the high-contrast variant.
+        // Immediate: the next frame redraws the whole page in the high-contrast variant. A host
+        // that sleeps while nothing moves is told it needs that frame.
+        #expect(a.needsFrames)
         #expect(a.renderFrame(at: 1) == [a.frame.bounds])
         #expect(a.frame.color(x: 2, y: 2) == normal.highContrastLight.premultiplied8)
         #expect(px(a.colors(at: 1)[.label]) == px(a.options.colors[.label].highContrastLight))
+        #expect(!a.needsFrames)
         // The portal drops the key (or leaves): back to the normal set.
         a.setSystemAppearance(.noPreference, at: 2)
         #expect(!a.highContrast)
+        #expect(a.needsFrames)
         #expect(a.renderFrame(at: 2) == [a.frame.bounds])
         #expect(a.frame.color(x: 2, y: 2) == normal.light.premultiplied8)
         // Explicit "normal" from the desktop.
@@ -183,7 +187,8 @@ import Testing
         #expect(!a.reduceMotion && a.needsFrames)  // ambient loops run
         a.setSystemAppearance(SystemAppearance(scheme: .noPreference, source: nil, hints: AccessibilityHints(reducedMotion: true)), at: 1)
         #expect(a.reduceMotion)
-        _ = a.renderFrame(at: 1)
+        #expect(a.needsFrames)  // one frame: the loops stop at their rest values
+        #expect(!a.renderFrame(at: 1).isEmpty)
         #expect(!a.needsFrames)
         // A tap now animates the reduced way: a 0.2 s ease, settled well before a spring would be.
         #expect(a.setDarkMode(true, at: 2) == .preferenceChanged(.dark))
@@ -203,9 +208,9 @@ import Testing
 
     @Test func forcedReduceMotionIgnoresTheHint() {
         let a = app(reduceMotion: true)
-        a.setSystemAppearance(SystemAppearance(scheme: .light, source: .portal, hints: AccessibilityHints(reducedMotion: false)), at: 1)
+        _ = a.renderFrame(at: 0)
+        a.setSystemAppearance(SystemAppearance(scheme: .noPreference, source: nil, hints: AccessibilityHints(reducedMotion: false)), at: 1)
         #expect(a.reduceMotion)
-        _ = a.renderFrame(at: 1)
-        #expect(!a.needsFrames)
+        #expect(!a.needsFrames)  // nothing changed: the loops stay still
     }
 }

@@ -379,13 +379,16 @@ public final class KioskApp {
     /// as it began).
     public func setSystemAppearance(_ system: SystemAppearance, at time: Double) {
         noteInput(at: time)
-        let label = buttonText, reduced = reduceMotion
+        let label = buttonText, reduced = reduceMotion, contrast = highContrast
         systemAppearance = system
         if reduceMotion != reduced {
             for i in interactions.indices { interactions[i].reduceMotion = reduceMotion }
             // Loops that start again begin at their start, as when the scene first appears.
             if !reduceMotion { ambientStart = nil }
         }
+        // Other colours, or loops stopping at their rest values: the page needs a frame even
+        // when nothing animates (`needsFrames`).
+        if reduceMotion != reduced || highContrast != contrast { shownStatic = nil }
         if followsSystem { animate(to: system.resolves(.system), at: time) }
         if buttonText != label { relayout() }
     }
