@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),

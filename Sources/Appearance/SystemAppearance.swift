@@ -65,8 +65,10 @@ public struct SystemAppearance: Equatable, Sendable, CustomStringConvertible {
     /// "light sensor", "desktop", "schedule" or "no preference".
     public var sourceLabel: String { source?.label ?? "no preference" }
 
-    /// The page's button label while following the system: "Following System · light sensor".
-    public var followingLabel: String { "Following System · \(sourceLabel)" }
+    /// The page's (English) button label while following the system: "Following System ·
+    /// light sensor", or plain "Following System" when no source states a scheme (as
+    /// `PageStrings.followingLabel(source:)` words it in every language).
+    public var followingLabel: String { source.map { "Following System · \($0.label)" } ?? "Following System" }
 
     /// Dark or not for a person's preference; `noPreferenceIsDark` decides the "no preference" case.
     public func isDark(for preference: AppearancePreference, noPreferenceIsDark: Bool = false) -> Bool {

@@ -59,8 +59,17 @@ public enum StringKey: String, CaseIterable, Sendable {
     case vivid
     /// The button while the page uses a stored light/dark choice.
     case useSystemSetting
-    /// The button while the page follows the system.
+    /// The button while the page follows the system and no source states a scheme.
     case followingSystem
+    /// The button while a source drives the mode; `{source}` stands for one of the source
+    /// names below.
+    case followingSystemVia
+    /// The desktop portal's colour scheme, as the button names it.
+    case sourceDesktop
+    /// The ambient light sensor, as the button names it.
+    case sourceLightSensor
+    /// The configured schedule (fixed times or sunrise/sunset), as the button names it.
+    case sourceSchedule
     /// Accessibility label of the button (its value is on/off).
     case followSystemAppearanceLabel
     /// Accessibility label of the toggles.
@@ -87,6 +96,10 @@ public struct StringTable: Sendable {
             .vivid: "Vivid",
             .useSystemSetting: "Use System Setting",
             .followingSystem: "Following System",
+            .followingSystemVia: "Following System · {source}",
+            .sourceDesktop: "desktop",
+            .sourceLightSensor: "light sensor",
+            .sourceSchedule: "schedule",
             .followSystemAppearanceLabel: "Follow System Appearance",
             .darkModeLabel: "Dark Mode",
             .on: "On",
@@ -97,6 +110,10 @@ public struct StringTable: Sendable {
             .vivid: "鲜明",
             .useSystemSetting: "使用系统设置",
             .followingSystem: "跟随系统",
+            .followingSystemVia: "跟随系统·{source}",
+            .sourceDesktop: "桌面",
+            .sourceLightSensor: "光线传感器",
+            .sourceSchedule: "定时",
             .followSystemAppearanceLabel: "跟随系统外观",
             .darkModeLabel: "深色模式",
             .on: "开",

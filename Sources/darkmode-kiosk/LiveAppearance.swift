@@ -21,8 +21,13 @@ import KioskTools
 /// The saver's store announces each own save's bytes (`willWrite` → `expectOwnWrite`, on the
 /// writer thread), so the kiosk's own writes are not taken for another program's.
 ///
-/// With `DARKMODE_KIOSK_TIMING=1`, an event that changed the mode is reported with the
-/// CLOCK_MONOTONIC times it arrived and the next frame was presented.
+/// The portal's `contrast` and `reduced-motion` reach the app inside the `SystemAppearance`
+/// (its `hints`); the app applies them unless the options force them on, and a change of
+/// either is logged.
+///
+/// With `DARKMODE_KIOSK_TIMING=1`, an event that changed the mode, the high contrast or Reduce
+/// Motion is reported with the CLOCK_MONOTONIC times it arrived and the next frame was
+/// presented (`timing: appearance portal|contrast|reduced-motion|preferences file arrived …`).
 final class LiveAppearance: HostEventHandler {
     let link: AppearanceLink
     private let reader: PreferencesStore?
@@ -79,24 +84,32 @@ final class LiveAppearance: HostEventHandler {
     /// Applies every queued event to `app` at host time `now`.
     private func apply(to app: KioskApp, now: Double) {
         for arrival in link.drain() {
-            let before = app.isDarkMode
-            var kind: String?
+            let dark = app.isDarkMode, contrast = app.highContrast, reduced = app.reduceMotion
+            var kinds: [String] = []
             switch arrival.event {
             case .systemAppearance(let a):
                 app.setSystemAppearance(a, at: now)
-                kind = "appearance \(a.source?.rawValue ?? "none")"
+                if app.isDarkMode != dark { kinds.append("appearance \(a.source?.rawValue ?? "none")") }
+                if app.highContrast != contrast {
+                    StandardError.log("high contrast \(app.highContrast ? "on" : "off"): the desktop portal's contrast changed")
+                    kinds.append("contrast")
+                }
+                if app.reduceMotion != reduced {
+                    StandardError.log("reduce motion \(app.reduceMotion ? "on" : "off"): the desktop portal's reduced-motion changed")
+                    kinds.append("reduced-motion")
+                }
             case .preferencesFileChanged(let path):
                 StandardError.log("preferences file \(path) was changed by another program; following it")
                 guard let reader else { continue }
                 let loaded = reader.load()
                 if let d = loaded.diagnostic { StandardError.log(d) }
                 app.setAppearancePreference(loaded.appearance, at: now)
-                kind = "preferences file"
+                if app.isDarkMode != dark { kinds.append("preferences file") }
             case .log(let line):
                 StandardError.log(line)
             }
-            if timing, let kind, app.isDarkMode != before {
-                pendingNotes.append("\(kind) arrived at monotonic \(fixed(arrival.at, 6))")
+            if timing {
+                for kind in kinds { pendingNotes.append("\(kind) arrived at monotonic \(fixed(arrival.at, 6))") }
             }
         }
     }

@@ -71,6 +71,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     }
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
+        StandardOutput.line(RunSettings.highContrastLine(colors))
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
             StandardOutput.line(line)
@@ -92,11 +93,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
         let system = live.initialAppearance()
-        var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
+        let options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
                                             colors: colors, strings: text.strings, typesetter: text.typesetter)
-        // The desktop's accessibility hints, unless a flag or the config forces them on.
-        if !settings.reduceMotionForced, system.hints.reducedMotion == true { options.reduceMotion = true }
-        if !options.highContrast, system.hints.highContrast == true { options.highContrast = true }
+        // The options carry what a flag or the config forces on; the app follows the desktop's
+        // contrast and reduced-motion hints (in `system`, and live afterwards) for the rest.
         return KioskApp(options: options, preference: preference, system: system)
     }, onCommit: { saver?.commit($0) }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }

@@ -59,6 +59,59 @@ import Appearance
         #expect(rec.waitAppearance(from: mark) { $0.hints.highContrast == false } != nil)
     }
 
+    /// The desktop's contrast and reduced-motion are followed live, each key on its own, while
+    /// another source (the schedule) drives the mode; the portal leaving clears them.
+    @Test func contrastAndReducedMotionAreLive() throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let portal = try BusMock(bus: bus, kind: "portal", parameters: #"{"color-scheme": 0}"#)
+        defer { portal.stop() }
+        let rec = Recorder()
+        // A schedule that is light all day but for one minute at 03:00 local.
+        let rule = ScheduleRule.fixed(darkFrom: WallClock(hour: 3, minute: 0)!, lightFrom: WallClock(hour: 3, minute: 1)!)
+        let r = runner([.portal, .schedule], session: bus, schedule: rule, recorder: rec)
+        #expect(r.start())
+        defer { r.stop() }
+        let first = rec.waitAppearance { _ in true }
+        // The portal has neither key: no hints; it says "no preference", so the schedule drives.
+        #expect(first?.0.hints == AccessibilityHints(highContrast: nil, reducedMotion: nil))
+        #expect(first?.0.source == .schedule || first?.0.source == nil)
+
+        func step(_ command: String, _ want: AccessibilityHints) -> Double? {
+            let mark = rec.count
+            guard let emitted = portal.emit(command) else { Issue.record("mock did not emit \(command)"); return nil }
+            guard let (a, at) = rec.waitAppearance(from: mark, { $0.hints == want }) else {
+                Issue.record("\(command): hints never became \(want); current \(r.current)"); return nil
+            }
+            // Only the hints changed: the scheme and its source stay as they were.
+            #expect(a.source == first?.0.source && a.scheme == first?.0.scheme, "\(command): \(a)")
+            return at - emitted
+        }
+        var latencies: [Double] = []
+        var hints = AccessibilityHints()
+        for _ in 0..<5 {
+            for (key, on) in [("contrast", true), ("reduced-motion", true), ("contrast", false), ("reduced-motion", false)] {
+                if key == "contrast" { hints.highContrast = on } else { hints.reducedMotion = on }
+                if let l = step("set \(key) \(on ? 1 : 0)", hints) { latencies.append(l) }
+            }
+        }
+        #expect(latencies.count == 20)
+        print(String(format: "portal contrast/reduced-motion SettingChanged → callback: median %.2f ms, max %.2f ms over %d changes",
+                     median(latencies) * 1000, (latencies.max() ?? .nan) * 1000, latencies.count))
+        // One event per change: no duplicates for a value that did not change.
+        let mark = rec.count
+        _ = portal.emit("set contrast 0")
+        usleep(300_000)
+        #expect(rec.count == mark, "a SettingChanged with an unchanged value produced an event")
+
+        // The portal leaves: its hints go with it.
+        _ = portal.emit("set contrast 1")
+        #expect(rec.waitAppearance(from: mark) { $0.hints.highContrast == true } != nil)
+        let leaving = rec.count
+        portal.stop()
+        #expect(rec.waitAppearance(from: leaving) { $0.hints == AccessibilityHints() } != nil)
+    }
+
     @Test func oldPortalReadIsUnwrapped() throws {
         let bus = try PrivateBus()
         defer { bus.stop() }

@@ -15,7 +15,8 @@ import Testing
         r[.schedule] = .scheme(.dark)
         #expect(a.arbitrate(r) == SystemAppearance(scheme: .dark, source: .schedule))
         #expect(a.arbitrate([:]) == .noPreference)
-        #expect(a.arbitrate([.schedule: .absent]).followingLabel == "Following System · no preference")
+        #expect(a.arbitrate([.schedule: .absent]).followingLabel == "Following System")  // nothing after a dot when no source drives
+        #expect(a.arbitrate([.schedule: .absent]).sourceLabel == "no preference")
     }
 
     @Test func configuredOrderIsRespected() {

@@ -2,6 +2,7 @@ import Testing
 import Appearance
 @testable import KioskTools
 @testable import KioskSupport
+import KioskEngine
 
 /// The `appearance` section of the kiosk config, through the kiosk's own strict decoder.
 @Suite struct AppearanceConfigTests {
@@ -70,6 +71,28 @@ import Appearance
         #expect(RunSettings.merge(config: .defaults, flags: flags, environment: [:]).reduceMotionForced)
         let c = try decode(#"{"reduceMotion": true}"#)
         #expect(RunSettings.merge(config: c, flags: RunOptions(), environment: [:]).reduceMotionForced)
+    }
+
+    /// High contrast follows the desktop unless a flag or the config forces it; `run --check`
+    /// says which, and prints the high-contrast page colours of the real colour sets.
+    @Test func checkNamesHighContrastAndItsColours() throws {
+        let follows = RunSettings.merge(config: .defaults, flags: RunOptions(), environment: [:]).summary
+        #expect(follows.contains("high contrast: off (follows the desktop portal's contrast)"), "\(follows)")
+        var flags = RunOptions()
+        flags.highContrast = true
+        #expect(RunSettings.merge(config: .defaults, flags: flags, environment: [:]).summary.contains("high contrast: on\n"))
+        #expect(RunSettings.merge(config: try decode(#"{"highContrast": true}"#), flags: RunOptions(), environment: [:])
+                    .summary.contains("high contrast: on\n"))
+        #expect(RunSettings.highContrastLine(.standard) == "high-contrast page colours: light 255,255,255, dark 0,0,0")
+
+        // Through the binary, with a colour-sets file that changes the high-contrast page.
+        let dir = TempFolder()
+        let colors = dir.file("colors.json"), config = dir.file("kiosk.json")
+        writeText(#"{"pageBackground": {"highContrastLight": [250, 250, 240], "highContrastDark": [5, 0, 10]}}"#, to: colors)
+        writeText(#"{"colors": "\#(colors)"}"#, to: config)
+        let o = try runKiosk(["run", "--check", "--config", config, "--prefs", dir.file("p.json")], in: dir)
+        #expect(o.status == 0, "\(o.stderr)")
+        #expect(o.stdout.contains("\nhigh-contrast page colours: light 250,250,240, dark 5,0,10\n"), "\(o.stdout)")
     }
 
     /// Berlin on the DST day 2026-10-25 (clocks go back at 01:00 UTC): CEST +2 before, CET +1 after.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Text
 
@@ -9,6 +10,17 @@ import Testing
         #expect([zh[.original], zh[.vivid], zh[.useSystemSetting], zh[.followingSystem]]
                 == ["原版", "鲜明", "使用系统设置", "跟随系统"])
         #expect(en[.followSystemAppearanceLabel] == "Follow System Appearance")
+        // While a source drives the mode the button names it after the dot.
+        #expect([en[.followingSystemVia], en[.sourceDesktop], en[.sourceLightSensor], en[.sourceSchedule]]
+                == ["Following System · {source}", "desktop", "light sensor", "schedule"])
+        #expect([zh[.followingSystemVia], zh[.sourceDesktop], zh[.sourceLightSensor], zh[.sourceSchedule]]
+                == ["跟随系统·{source}", "桌面", "光线传感器", "定时"])
+        for lang in Language.allCases {
+            let t = StringTable(lang)
+            // The plain label, a middle dot (spaced in English; Chinese sets it without spaces), the source.
+            #expect(t[.followingSystemVia].hasPrefix(t[.followingSystem]) && t[.followingSystemVia].contains("·"), "\(lang)")
+            #expect(t[.followingSystemVia].components(separatedBy: "{source}").count == 2, "\(lang): one placeholder")
+        }
         // Every key has a non-empty entry in every language.
         for lang in Language.allCases {
             for key in StringKey.allCases { #expect(!StringTable(lang)[key].isEmpty, "\(lang) \(key)") }

@@ -8,13 +8,16 @@ public struct KioskOptions {
     public var pixelHeight: Int
     /// Pixels per point.
     public var scale: Double
+    /// Reduce Motion forced on (a flag or the config); when false the system's
+    /// `reducedMotion` hint decides (`KioskApp.reduceMotion`).
     public var reduceMotion: Bool
     public var showFPS: Bool
     /// Toggle width in points.
     public var toggleWidth: Double
     /// Every named colour of the page.
     public var colors: ColorSets
-    /// Draw with the high-contrast variants.
+    /// Draw with the high-contrast variants, forced on (a flag or the config); when false the
+    /// system's `highContrast` hint decides (`KioskApp.highContrast`).
     public var highContrast: Bool
     /// The page's words and who shapes them (nil: estimated sizes, no text drawn).
     public var strings: PageStrings
@@ -95,13 +98,14 @@ public final class KioskApp {
         appearancePreference = preference
         systemAppearance = system
         let isDarkMode = system.resolves(preference)
+        let reduce = Self.effective(forced: options.reduceMotion, hint: system.hints.reducedMotion)
         self.options = options
         typesetter = options.typesetter ?? EstimatingTypesetter()
         layout = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
                             scale: options.scale, toggleWidth: options.toggleWidth)
         let m = ToggleMetrics(width: options.toggleWidth)
-        interactions = [ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: options.reduceMotion),
-                        ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: options.reduceMotion)]
+        interactions = [ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce),
+                        ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce)]
         renderers = []
         frame = Pixmap(width: options.pixelWidth, height: options.pixelHeight)
         canvas = Canvas(frame)
@@ -122,8 +126,20 @@ public final class KioskApp {
     /// True while the page follows the system.
     public var followsSystem: Bool { appearancePreference == .system }
     public var accessibility: AccessibilityState { interactions[0].accessibility }
-    /// The button's words now.
-    public var buttonText: String { followsSystem ? options.strings.followingSystem : options.strings.useSystemSetting }
+    /// The button's words now: "Use System Setting", or while following the system the source
+    /// that drives the mode ("Following System · light sensor"; plain "Following System" when
+    /// no source states a scheme).
+    public var buttonText: String {
+        followsSystem ? options.strings.followingLabel(source: systemAppearance.source) : options.strings.useSystemSetting
+    }
+
+    /// High contrast now: forced by the options, else the system's hint (nil: off).
+    public var highContrast: Bool { Self.effective(forced: options.highContrast, hint: systemAppearance.hints.highContrast) }
+    /// Reduce Motion now: forced by the options, else the system's hint (nil: off).
+    public var reduceMotion: Bool { Self.effective(forced: options.reduceMotion, hint: systemAppearance.hints.reducedMotion) }
+
+    /// An accessibility setting a flag or the config can force on; otherwise the system's hint.
+    static func effective(forced: Bool, hint: Bool?) -> Bool { forced || hint == true }
 
     /// The accessibility summary for window titles, sd_notify STATUS and `replay`, e.g.
     /// "Dark Mode: On (following system)" or "Dark Mode: Off".
@@ -173,7 +189,7 @@ public final class KioskApp {
 
     /// Every named colour at `time` (all cross-fading together).
     public func colors(at time: Double) -> ResolvedColors {
-        options.colors.resolve(darkness: pageFade.value(at: time), highContrast: options.highContrast)
+        options.colors.resolve(darkness: pageFade.value(at: time), highContrast: highContrast)
     }
 
     /// The page colour at `time` (cross-fading after a commit).
@@ -188,7 +204,7 @@ public final class KioskApp {
     /// True while anything moves (as of the last frame or input); when false the host may
     /// block waiting for events.
     public var needsFrames: Bool {
-        shownStatic == nil || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: options.reduceMotion)
+        shownStatic == nil || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: reduceMotion)
             || options.showFPS && fps.needsRedraw
     }
 
@@ -245,6 +261,7 @@ public final class KioskApp {
         relayout()
     }
 
+    /// Forces high contrast on (true), or leaves it to the system's hint (false).
     public func setHighContrast(_ on: Bool) {
         options.highContrast = on
         shownStatic = nil
@@ -352,10 +369,28 @@ public final class KioskApp {
 
     /// The system input changed. While following the system the page animates to the new
     /// effective mode exactly like a tap (toggle spring and page cross-fade); nothing is stored.
+    /// The button names the source that now drives the mode; its label is shaped again (and
+    /// the page laid out, the capsule re-centred) only when its words change.
+    ///
+    /// The system's accessibility hints apply whatever the preference, unless the options force
+    /// them on: high contrast switches the colour set at once (the next frame redraws the page
+    /// in the other variant; no cross-fade), Reduce Motion stops or restarts the ambient loops
+    /// at once and governs every animation that starts from now on (one already running ends
+    /// as it began).
     public func setSystemAppearance(_ system: SystemAppearance, at time: Double) {
         noteInput(at: time)
+        let label = buttonText, reduced = reduceMotion, contrast = highContrast
         systemAppearance = system
+        if reduceMotion != reduced {
+            for i in interactions.indices { interactions[i].reduceMotion = reduceMotion }
+            // Loops that start again begin at their start, as when the scene first appears.
+            if !reduceMotion { ambientStart = nil }
+        }
+        // Other colours, or loops stopping at their rest values: the page needs a frame even
+        // when nothing animates (`needsFrames`).
+        if reduceMotion != reduced || highContrast != contrast { shownStatic = nil }
         if followsSystem { animate(to: system.resolves(.system), at: time) }
+        if buttonText != label { relayout() }
     }
 
     /// An external change of the preference (a fleet rewrite of the file): animates like a tap
@@ -398,7 +433,7 @@ public final class KioskApp {
     private func startFade(dark: Bool, at time: Double) {
         commitCount += 1
         let target: Double = dark ? 1 : 0
-        if options.reduceMotion {
+        if reduceMotion {
             pageFade = pageFade.easing(to: target, at: time, curve: .easeOut, duration: EaseAnimator.reduceMotionDuration)
         } else {
             pageFade = pageFade.easing(to: target, at: time, curve: .easeInOut, duration: 0.5)
@@ -419,7 +454,7 @@ public final class KioskApp {
     func toggleFrameState(_ index: Int, at time: Double) -> ToggleFrame {
         if ambientStart == nil { ambientStart = time }
         return ToggleFrame(interactions[index].visualState(at: time), ambientTime: time - ambientStart!,
-                           reduceMotion: options.reduceMotion)
+                           reduceMotion: reduceMotion)
     }
 
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.

@@ -61,20 +61,56 @@ public struct PageStrings: Equatable, Sendable {
     public var original: String
     public var vivid: String
     public var useSystemSetting: String
+    /// The button while following the system and no source states a scheme.
     public var followingSystem: String
+    /// The button while following the system and a source drives the mode: `{source}` stands
+    /// for that source's name ("Following System · {source}").
+    public var followingSystemVia: String
+    /// Each source's name on the button ("desktop", "light sensor", "schedule").
+    public var sourceNames: [AppearanceSourceKind: String]
     /// The button's accessibility label.
     public var followSystemAppearance: String
 
+    /// The placeholder in `followingSystemVia`.
+    public static let sourcePlaceholder = "{source}"
+
     public init(original: String = "Original", vivid: String = "Vivid", useSystemSetting: String = "Use System Setting",
-                followingSystem: String = "Following System", followSystemAppearance: String = "Follow System Appearance") {
+                followingSystem: String = "Following System",
+                followingSystemVia: String = "Following System · {source}",
+                sourceNames: [AppearanceSourceKind: String] = PageStrings.englishSourceNames,
+                followSystemAppearance: String = "Follow System Appearance") {
         self.original = original
         self.vivid = vivid
         self.useSystemSetting = useSystemSetting
         self.followingSystem = followingSystem
+        self.followingSystemVia = followingSystemVia
+        self.sourceNames = sourceNames
         self.followSystemAppearance = followSystemAppearance
     }
 
+    public static let englishSourceNames: [AppearanceSourceKind: String] =
+        Dictionary(uniqueKeysWithValues: AppearanceSourceKind.allCases.map { ($0, $0.label) })
+
     public static let english = PageStrings()
+
+    /// The button's words while following the system: "Following System · light sensor" when
+    /// `source` drives the mode, plain "Following System" when no source states a scheme.
+    public func followingLabel(source: AppearanceSourceKind?) -> String {
+        guard let source else { return followingSystem }
+        let name = sourceNames[source] ?? source.label
+        return replacing(Self.sourcePlaceholder, in: followingSystemVia, with: name)
+    }
+
+    /// `text` with every `placeholder` replaced (the engine may not import Foundation).
+    private func replacing(_ placeholder: String, in text: String, with value: String) -> String {
+        var out = "", rest = Substring(text)
+        while let r = rest.firstRange(of: placeholder) {
+            out += rest[..<r.lowerBound]
+            out += value
+            rest = rest[r.upperBound...]
+        }
+        return out + rest
+    }
 }
 
 /// A label the page keeps: reshapes only when its text or pixel size changes.

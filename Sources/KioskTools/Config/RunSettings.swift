@@ -78,6 +78,15 @@ public struct RunSettings: Equatable, Sendable {
         return s
     }
 
+    /// The high-contrast page colours of `colors` (`run --check` prints it after the summary;
+    /// the config's theme sets only the normal pair): "high-contrast page colours: light
+    /// R,G,B, dark R,G,B".
+    public static func highContrastLine(_ colors: ColorSets) -> String {
+        func rgb(_ c: Color) -> String { "\(Int((c.r * 255).rounded())),\(Int((c.g * 255).rounded())),\(Int((c.b * 255).rounded()))" }
+        let page = colors[.pageBackground]
+        return "high-contrast page colours: light \(rgb(page.highContrastLight)), dark \(rgb(page.highContrastDark))"
+    }
+
     /// A human summary of the effective settings (`run --check`).
     public var summary: String {
         func rgb(_ c: Color) -> String { "\(Int((c.r * 255).rounded())),\(Int((c.g * 255).rounded())),\(Int((c.b * 255).rounded()))" }
@@ -88,7 +97,8 @@ public struct RunSettings: Equatable, Sendable {
             "page colours: light \(rgb(pageLight)), dark \(rgb(pageDark))",
             "reduce motion: \(reduceMotion ? "on" : "off (follows the desktop portal's reduced-motion)"), FPS overlay: \(showFPS ? "on" : "off")",
             "preferences: " + (preferencesPath ?? "none (kept in memory)"),
-            "colours: " + (colorsPath ?? "built-in sets") + (highContrast ? ", high contrast" : ""),
+            "colours: " + (colorsPath ?? "built-in sets"),
+            "high contrast: " + (highContrast ? "on" : "off (follows the desktop portal's contrast)"),
             "language: " + (language ?? "from the locale environment"),
         ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
             + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")

@@ -34,7 +34,8 @@ public final class PageTypesetter: LabelTypesetter {
     /// family), each once.
     public func warnings(for strings: PageStrings) -> [String] {
         var out: [String] = fonts.warnings.map(\.description)
-        for s in [strings.original, strings.vivid, strings.useSystemSetting, strings.followingSystem] {
+        let following = [nil] + AppearanceSourceKind.allCases.map { Optional($0) }
+        for s in [strings.original, strings.vivid, strings.useSystemSetting] + following.map(strings.followingLabel(source:)) {
             let line = Shaper.shape(s, pixelSize: 17, fonts: fonts, language: language.tag)
             out += line.warnings.map(\.description)
         }
@@ -53,7 +54,9 @@ extension PageStrings {
     public init(_ language: Language) {
         let t = StringTable(language)
         self.init(original: t[.original], vivid: t[.vivid], useSystemSetting: t[.useSystemSetting],
-                  followingSystem: t[.followingSystem], followSystemAppearance: t[.followSystemAppearanceLabel])
+                  followingSystem: t[.followingSystem], followingSystemVia: t[.followingSystemVia],
+                  sourceNames: [.portal: t[.sourceDesktop], .lightSensor: t[.sourceLightSensor], .schedule: t[.sourceSchedule]],
+                  followSystemAppearance: t[.followSystemAppearanceLabel])
     }
 }
 

@@ -164,10 +164,14 @@ public struct ReplayRunner {
         f["progress"] = number(tidy(progress))
         f["accessibility"] = .string(app.accessibilitySummary)
         f["appearance"] = .string(app.appearancePreference.rawValue)
-        // Which source drives the mode while following the system (null: none states one).
+        // Which source drives the mode while following the system (null: none states one), and
+        // the button's words, which name it ("Following System · light sensor").
         if app.appearancePreference == .system {
             f["systemSource"] = app.systemAppearance.source.map { .string($0.rawValue) } ?? .null
         }
+        f["button"] = .string(app.buttonText)
+        f["highContrast"] = .bool(app.highContrast)
+        f["reduceMotion"] = .bool(app.reduceMotion)
         var controls = JSONObject()
         for c in app.controlAccessibility {
             controls[c.control.rawValue] = .string("\(c.label): \(c.value)")

@@ -64,6 +64,8 @@ public enum TraceEvent: Equatable, Sendable {
             o["type"] = .string("system")
             o["scheme"] = .string(a.scheme.rawValue)
             if let source = a.source { o["source"] = .string(source.rawValue) }
+            if let b = a.hints.highContrast { o["highContrast"] = .bool(b) }
+            if let b = a.hints.reducedMotion { o["reducedMotion"] = .bool(b) }
         }
         return JSONWriter.compact(.object(o))
     }
@@ -74,7 +76,9 @@ public enum TraceEvent: Equatable, Sendable {
 /// (optional `"in": "toggle"`, `"vivid"`, `"button"` or `"window"`; `device` defaults to touch) or
 /// `{"t": 0.5, "type": "key", "key": "space"}` or a system appearance change
 /// `{"t": 1.0, "type": "system", "scheme": "dark"|"light"|"no-preference", "source": "portal"|"light-sensor"|"schedule"}`
-/// (`source` required for light and dark, not allowed for no-preference).
+/// (`source` required for light and dark, not allowed for no-preference; optional
+/// `"highContrast"` and `"reducedMotion"` booleans are the desktop portal's `contrast` and
+/// `reduced-motion`, left out when the portal does not publish them).
 ///
 /// Blank lines and lines whose first non-blank character is `#` are skipped. Every other line
 /// must be one JSON object with exactly the keys above. Errors name the file, the 1-based line
@@ -171,7 +175,7 @@ public enum TraceReader {
             return .key(name: name.lowercased(), t: t)
         }
         if type == "system" {
-            try onlyKeys(o, ["t", "type", "scheme", "source"])
+            try onlyKeys(o, ["t", "type", "scheme", "source", "highContrast", "reducedMotion"])
             guard let sv = o["scheme"] else { throw LineError("missing \"scheme\" (\"dark\", \"light\" or \"no-preference\")") }
             guard let ss = sv.stringValue, let scheme = ColorScheme(rawValue: ss) else {
                 throw LineError("unknown scheme \(describe(sv)), expected \"dark\", \"light\" or \"no-preference\"")
@@ -190,7 +194,13 @@ public enum TraceReader {
             if scheme != .noPreference, source == nil {
                 throw LineError("missing \"source\" (which source says \(ss): \(sourceNames))")
             }
-            return .system(SystemAppearance(scheme: scheme, source: source), t: t)
+            var hints = AccessibilityHints()
+            for key in ["highContrast", "reducedMotion"] {
+                guard let v = o[key] else { continue }
+                guard let b = v.boolValue else { throw LineError("\"\(key)\" must be true or false, found \(v.kindDescription)") }
+                if key == "highContrast" { hints.highContrast = b } else { hints.reducedMotion = b }
+            }
+            return .system(SystemAppearance(scheme: scheme, source: source, hints: hints), t: t)
         }
         guard let phase = PointerPhase(rawValue: type) else {
             throw LineError("unknown type \(JSONWriter.quoted(type)), expected down, move, up, cancel, key or system")
