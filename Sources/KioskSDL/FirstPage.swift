@@ -1,4 +1,5 @@
 import KioskEngine
+import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,8 +26,11 @@ final class FirstPage: @unchecked Sendable {
         let box = Unmanaged.passRetained(self).toOpaque()
         started = pthread_create(&thread, nil, { raw in
             let me = Unmanaged<FirstPage>.fromOpaque(raw!).takeRetainedValue()
+            StartupTrace.mark("page thread")
             let app = me.make(me.geometry)
+            StartupTrace.mark("page built")
             _ = app.renderFrame(at: me.clock.now())
+            StartupTrace.mark("page drawn")
             me.app = app
             return nil
         }, box) == 0
