@@ -81,8 +81,6 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         }
         return 0
     }
-    let text = PageText.make(language: language)
-    StartupTrace.mark("text")
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
@@ -97,6 +95,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
+        // Fonts and strings load here, on the host's first-page thread, while the main thread
+        // opens the window.
+        let text = PageText.make(language: language)
+        StartupTrace.mark("text")
         let system = live.initialAppearance()
         var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
                                             colors: colors, strings: text.strings, typesetter: text.typesetter)
