@@ -4,9 +4,10 @@ import KioskSupport
 import Glibc
 #endif
 
-/// Builds the app and renders its first page on a second thread while the main thread opens
-/// the window (on Wayland and on boards without a GPU that loads the GL stack: ~100 ms), for
-/// the page size the display reports before any window exists. `take()` waits for it; the
+/// Builds the app (`make`: in `run`, fonts included) and renders its first page on a second
+/// thread while the main thread opens the window (on Wayland SDL initialises EGL there even for
+/// the shared-memory presenter: ~25 ms of CPU with llvmpipe), for the page size the display
+/// reports before any window exists. `take()` waits for it; the
 /// loop re-lays the app out if the real window came out another size.
 final class FirstPage: @unchecked Sendable {
     private let make: (PageGeometry) -> KioskApp

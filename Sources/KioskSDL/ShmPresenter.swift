@@ -21,17 +21,24 @@ import Glibc
 /// it). Events of our objects (shm formats, buffer releases) go to a private event queue,
 /// dispatched here; SDL's own reads of the connection fill it. Not paced by the compositor
 /// (`vsync` false): the frame pacer keeps to the refresh rate.
+///
+/// What stays: SDL 2.26's Wayland backend makes every window an EGL window, so
+/// `SDL_CreateWindow` still initialises EGL (~25 ms of CPU with llvmpipe) although nothing is
+/// drawn with it; and SDL adds whole-surface damage at each frame callback, so the compositor
+/// may repaint more than our damage says (our side still copies only the dirty rectangles).
 final class ShmPresenter: FramePresenter {
     let name: String
     let vsync = false
     static let maxBuffers = 3
-    /// How long `upload` waits for the compositor to release a buffer when all are busy.
-    static let releaseWaitMilliseconds: Int32 = 100
+    /// How long `upload` waits for the compositor to release a buffer when all are busy (about
+    /// a refresh period); after that the frame is dropped and the next one sends the whole page.
+    static let releaseWaitMilliseconds: Int32 = 20
 
     private let window: OpaquePointer
     private let display: OpaquePointer
     private let surface: OpaquePointer
     private let queue: OpaquePointer
+    /// Kept alive: the wl_shm listener's data (late format events).
     private let globals: ShmGlobals
     private let shm: OpaquePointer
     /// The wl_shm format and whether rows are copied as they are (R, G, B, X in memory) or
@@ -168,6 +175,7 @@ final class ShmPresenter: FramePresenter {
     /// A buffer the compositor does not hold (its index): one released already, a new one
     /// while fewer than `maxBuffers` exist, else one released within `releaseWaitMilliseconds`.
     private func freeBuffer(bounds: IntRect) -> Int? {
+        guard wl_display_get_error(display) == 0 else { return nil }  // the compositor is gone
         _ = wl_display_dispatch_queue_pending(display, queue)
         if let i = buffers.firstIndex(where: { !$0.busy }) { return i }
         if buffers.count < Self.maxBuffers, let b = makeBuffer() {
@@ -185,10 +193,11 @@ final class ShmPresenter: FramePresenter {
     }
 
     /// Reads what the connection has (waiting up to `timeoutMilliseconds`) and dispatches our
-    /// queue. SDL's events read here stay on its queue for its next pump.
+    /// queue. SDL's events read here stay on its queue for its next pump. Returns at once on a
+    /// broken connection (SDL reports that as SDL_QUIT).
     private func readEvents(timeoutMilliseconds: Int32) {
         while wl_display_prepare_read_queue(display, queue) != 0 {
-            _ = wl_display_dispatch_queue_pending(display, queue)
+            if wl_display_dispatch_queue_pending(display, queue) < 0 { return }
         }
         _ = wl_display_flush(display)
         var p = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
