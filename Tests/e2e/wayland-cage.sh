@@ -38,17 +38,23 @@ cat > "$SESSION/inside.sh" <<INNER
 #!/bin/sh
 # Runs inside cage. $STARTS starts with the default presenter, each with its own notify
 # listener (t0: CLOCK_MONOTONIC just before exec; the kiosk keeps the shell's pid); the last
-# runs 3 s and is screenshot. Then one start with DARKMODE_KIOSK_PRESENT=texture, screenshot.
+# one's CPU ticks over 3 s of ambient animation are counted, then it is screenshot. The same
+# with DARKMODE_KIOSK_PRESENT=texture. Last, 3 s of a still page (--reduce-motion): idle CPU.
 cd "\$(dirname "\$0")"
-start() {  # start NAME [ENV...]: the kiosk with NOTIFY_SOCKET, stderr to NAME.err, pid in \$app
+kargs=""
+start() {  # start NAME [ENV...]: the kiosk (arguments: \$kargs) with NOTIFY_SOCKET, stderr to NAME.err, pid in \$app
     name=\$1; shift
     /usr/bin/python3 notify-listener.py "\$PWD/\$name.sock" "\$name.jsonl" & listener=\$!
     i=0; while [ ! -S "\$name.sock" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
     sh -c '/usr/bin/python3 -S -c "import time; print(time.monotonic())" >"\$0"; exec "\$@"' "\$name.t0" \\
         env NOTIFY_SOCKET="\$PWD/\$name.sock" SDL_VIDEODRIVER=wayland SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR=0 \\
-        DARKMODE_KIOSK_TIMING=1 "\$@" ./darkmode-kiosk --prefs prefs.json 2>"\$name.err" &
+        DARKMODE_KIOSK_TIMING=1 "\$@" ./darkmode-kiosk --prefs prefs.json \$kargs 2>"\$name.err" &
     app=\$!
     i=0; while ! grep -q READY "\$name.jsonl" 2>/dev/null && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+}
+ticks() { awk '{ print \$14 + \$15 }' /proc/\$app/stat; }
+cpu3s() {  # cpu3s NAME: the kiosk's CPU ticks over 3 s to NAME.ticks
+    sleep 1; a=\$(ticks); sleep 3; b=\$(ticks); echo \$((b - a)) > "\$1.ticks"
 }
 stop() {  # stop NAME: SIGTERM, exit status to NAME.status, listener ended
     kill -TERM \$app
@@ -58,13 +64,17 @@ stop() {  # stop NAME: SIGTERM, exit status to NAME.status, listener ended
 }
 for n in \$(seq $STARTS); do
     start "start\$n"
-    if [ \$n = $STARTS ]; then sleep 3; grim shot.png 2>grim.err || echo "grim failed" >>"start\$n.err"; else sleep 0.3; fi
+    if [ \$n = $STARTS ]; then cpu3s ambient; grim shot.png 2>grim.err || echo "grim failed" >>"start\$n.err"; else sleep 0.3; fi
     stop "start\$n"
 done
 start texture DARKMODE_KIOSK_PRESENT=texture
-sleep 3
+cpu3s ambient-texture
 grim shot-texture.png 2>>grim.err || echo "grim failed" >>texture.err
 stop texture
+kargs=--reduce-motion
+start still
+cpu3s idle
+stop still
 INNER
 chmod 0755 "$SESSION/inside.sh"
 chown -R 65534:65534 "$SESSION"
@@ -76,13 +86,13 @@ env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" DBUS_SESSION_BUS_
     timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
     cage -- "$SESSION/inside.sh" >"$E2E_TMP/cage.log" 2>&1 || true
 
-[ -f "$SESSION/texture.status" ] || { cat "$E2E_TMP/cage.log" >&2; fail "the session did not finish (see cage log above)"; }
-for name in $(seq -f "start%g" $STARTS) texture; do
+[ -f "$SESSION/still.status" ] || { cat "$E2E_TMP/cage.log" >&2; fail "the session did not finish (see cage log above)"; }
+for name in $(seq -f "start%g" $STARTS) texture still; do
     cp "$SESSION/$name.err" "$E2E_TMP/app.err" 2>/dev/null || true
     [ "$(cat "$SESSION/$name.status")" = 0 ] || fail "$name: kiosk exited with status $(cat "$SESSION/$name.status") after SIGTERM under cage"
     grep -q "video driver wayland" "$SESSION/$name.err" || fail "$name: the kiosk did not use SDL's wayland driver"
 done
-pass "$STARTS + 1 starts under cage, SDL's wayland driver, each exited 0 on SIGTERM"
+pass "$STARTS + 2 starts under cage, SDL's wayland driver, each exited 0 on SIGTERM"
 for n in $(seq $STARTS); do
     grep -q "presenter wayland shm" "$SESSION/start$n.err" || fail "start$n: not the shared-memory presenter: $(grep -o 'presenter [^,]*' "$SESSION/start$n.err")"
 done
@@ -154,6 +164,13 @@ centre = px(int(sys.argv[3]), int(sys.argv[4]))
 assert centre != dark, f"the Original toggle should be drawn at its layout centre ({sys.argv[3]}, {sys.argv[4]})"
 PY
 }
+# CPU as x11.sh bounds it (shared memory; the texture renderer measured for comparison).
+hz=$(getconf CLK_TCK)
+ambient=$(cat "$SESSION/ambient.ticks") texture_ticks=$(cat "$SESSION/ambient-texture.ticks") idle=$(cat "$SESSION/idle.ticks")
+echo "info: CPU over 3 s at $hz Hz: ambient animation $ambient ticks ($((ambient * 100 / (hz * 3))) % of a core; texture renderer $texture_ticks ticks, $((texture_ticks * 100 / (hz * 3))) %), still page $idle ticks"
+[ "$idle" -le $((hz * 3 / 50)) ] || fail "idle kiosk (--reduce-motion) used $idle CPU ticks in 3 s (limit $((hz * 3 / 50)), 2 % of a core)"
+[ "$ambient" -le $((hz * 3 / 10)) ] || fail "ambient animation used $ambient CPU ticks in 3 s (limit $((hz * 3 / 10)), 10 % of a core)"
+pass "CPU: still page $idle ticks, ambient animation $ambient ticks in 3 s"
 check_shot "$SESSION/shot.png" "shared-memory presenter"
 check_shot "$SESSION/shot-texture.png" "DARKMODE_KIOSK_PRESENT=texture"
 pass "both presenters: the page covers the whole output in the saved dark mode, Original toggle drawn at its layout frame"
