@@ -99,12 +99,12 @@ done
 grep -q "presenter renderer " "$SESSION/texture.err" || fail "DARKMODE_KIOSK_PRESENT=texture: not SDL's renderer: $(grep -o 'presenter [^,]*' "$SESSION/texture.err")"
 pass "default presenter: $(grep -o 'presenter wayland shm[^,]*' "$SESSION/start1.err"); with DARKMODE_KIOSK_PRESENT=texture: $(grep -o 'presenter renderer [^,]*' "$SESSION/texture.err")"
 
-# READY=1 after start. The bound is loose on purpose: on this project's 2 shared cores under
-# other builds the median of 5 starts was 150-235 ms (load average 8-11), where a single start
-# can take several times that when the scheduler is busy; an idle machine gives ~60-90 ms (the
-# kiosk's own work on the critical path is ~40 ms of CPU, see docs/kiosk-operation.md). 300 ms
-# is the READY target of the notify test and still fails the GL renderer path this presenter
-# replaced (a median of ~500 ms on the same machine).
+# READY=1 after start, median of the 5 starts. Not 200 ms: on this project's 2 shared cores
+# with other builds running (load average 7-11) the median of 5 starts measured 145-235 ms, and
+# single starts up to ~340 ms, so a 200 ms bound would fail on load alone. The kiosk's own work
+# up to READY is ~45-55 ms of main-thread CPU (stage lines below; docs/kiosk-operation.md);
+# the rest is waiting for a core. 300 ms is the READY target of the notify test and still fails
+# the GL renderer path this presenter replaced (medians of 420-540 ms on the same machine).
 /usr/bin/python3 - "$SESSION" "$STARTS" <<'PY' || fail "READY check failed (above)"
 import json, statistics, sys
 session, starts = sys.argv[1], int(sys.argv[2])
