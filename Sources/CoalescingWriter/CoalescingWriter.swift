@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Saves values off the caller's thread: `submit` hands the newest value to one background
 /// thread and returns at once (it only takes a mutex); the thread saves through the injected
@@ -8,7 +10,8 @@ import Foundation
 /// it so no commit is lost.
 ///
 /// Generic over the value (e.g. the preferences document). The save closure runs on the writer
-/// thread only, one call at a time.
+/// thread only, one call at a time. Plain pthreads, no Foundation: Foundation's libraries (ICU
+/// among them) would cost the kiosk ~5 ms of CPU at every start before `main` runs.
 public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
     /// How a flush ended.
     public enum FlushResult: Equatable, Sendable {
@@ -33,9 +36,10 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                 onError: @escaping @Sendable (Error) -> Void = { _ in }) {
         core = Core(isSame: isSame, save: save, onError: onError)
         let core = self.core
-        let thread = Thread { core.run() }
-        thread.name = name
-        thread.start()
+        if !ThreadStart.spawn(name: name, { core.run() }) {
+            // No thread to be had: saves happen in `submit`, on the caller's thread.
+            core.saveInline()
+        }
     }
 
     deinit { core.stop() }
@@ -66,7 +70,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
     public var statistics: Statistics { core.statistics }
 
     private final class Core: @unchecked Sendable {
-        private let condition = NSCondition()
+        private let condition = Condition()
         private let isSame: (@Sendable (Value, Value) -> Bool)?
         private let save: @Sendable (Value) throws -> Void
         private let onError: @Sendable (Error) -> Void
@@ -91,13 +95,24 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             return stats
         }
 
-        func submit(_ value: Value) {
+        private var inline = false
+
+        /// No writer thread: every submit saves before it returns.
+        func saveInline() {
             condition.lock(); defer { condition.unlock() }
-            guard !stopped else { return }
+            inline = true
+        }
+
+        func submit(_ value: Value) {
+            condition.lock()
+            guard !stopped else { condition.unlock(); return }
             pending = value
             submittedGeneration += 1
             stats.submitted += 1
             condition.broadcast()
+            let saveHere = inline
+            condition.unlock()
+            if saveHere { run(once: true) }
         }
 
         func stop() {
@@ -107,7 +122,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         }
 
         func flush(timeout: Double) -> FlushResult {
-            let deadline = Date(timeIntervalSinceNow: max(0, timeout))
+            let deadline = Condition.deadline(after: timeout)
             condition.lock(); defer { condition.unlock() }
             while finishedGeneration < submittedGeneration {
                 if stopped && pending == nil { break }  // the thread is gone; nothing more will finish
@@ -117,9 +132,11 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             return lastError.map { .failed($0) } ?? .written
         }
 
-        func run() {
+        /// The writer thread's loop (`once`: save what is pending, then return).
+        func run(once: Bool = false) {
             condition.lock()
             while true {
+                if once && pending == nil { break }
                 while pending == nil && !stopped { condition.wait() }
                 guard let value = pending else { break }  // stopped with nothing left
                 pending = nil
@@ -151,6 +168,86 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             }
             condition.unlock()
         }
+    }
+}
+
+/// A detached, named pthread running a closure (a C thread entry cannot refer to a generic type).
+final class ThreadStart: @unchecked Sendable {
+    let name: String
+    let body: () -> Void
+
+    private init(name: String, body: @escaping () -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// False when no thread could be started.
+    static func spawn(name: String, _ body: @escaping () -> Void) -> Bool {
+        let box = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        guard pthread_create(&thread, nil, { raw in
+            let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+            Condition.nameThisThread(start.name)
+            start.body()
+            return nil
+        }, box) == 0 else {
+            Unmanaged<ThreadStart>.fromOpaque(box).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+}
+
+/// A pthread mutex and condition variable on CLOCK_MONOTONIC (timed waits ignore wall-clock
+/// changes), at fixed addresses.
+final class Condition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func broadcast() { pthread_cond_broadcast(cond) }
+    func wait() { pthread_cond_wait(cond, mutex) }
+
+    /// Names the calling thread (the kernel keeps 15 bytes) for debuggers and `top -H`.
+    static func nameThisThread(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    /// CLOCK_MONOTONIC `seconds` from now (negative counts as zero).
+    static func deadline(after seconds: Double) -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
+        let whole = total.rounded(.down)
+        return timespec(tv_sec: Int(whole), tv_nsec: Int((total - whole) * 1e9))
+    }
+
+    /// Waits until signalled or `deadline`; false when the deadline passed.
+    func wait(until deadline: timespec) -> Bool {
+        var d = deadline
+        return pthread_cond_timedwait(cond, mutex, &d) != ETIMEDOUT
     }
 }
 

@@ -1,11 +1,13 @@
 import KioskEngine
+import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Builds the app and renders its first page on a second thread while the main thread opens
-/// the window (on Wayland and on boards without a GPU that loads the GL stack: ~100 ms), for
-/// the page size the display reports before any window exists. `take()` waits for it; the
+/// Builds the app (`make`: in `run`, fonts included) and renders its first page on a second
+/// thread while the main thread opens the window (on Wayland SDL initialises EGL there even for
+/// the shared-memory presenter: ~25 ms of CPU with llvmpipe), for the page size the display
+/// reports before any window exists. `take()` waits for it; the
 /// loop re-lays the app out if the real window came out another size.
 final class FirstPage: @unchecked Sendable {
     private let make: (PageGeometry) -> KioskApp
@@ -25,8 +27,11 @@ final class FirstPage: @unchecked Sendable {
         let box = Unmanaged.passRetained(self).toOpaque()
         started = pthread_create(&thread, nil, { raw in
             let me = Unmanaged<FirstPage>.fromOpaque(raw!).takeRetainedValue()
+            StartupTrace.mark("page thread")
             let app = me.make(me.geometry)
+            StartupTrace.mark("page built")
             _ = app.renderFrame(at: me.clock.now())
+            StartupTrace.mark("page drawn")
             me.app = app
             return nil
         }, box) == 0

@@ -65,9 +65,11 @@ final class FrameLoop {
         window.setTitle(summary: app.accessibilitySummary)
         // The first frame is rendered while the window is hidden, then shown and presented at once.
         _ = app.renderFrame(at: clock.now())
+        StartupTrace.mark("rendered")
         window.show()
         SDL_PumpEvents()
         relayout(app)
+        StartupTrace.mark("shown")
         wokeAt = clock.now()
         frame(app)
         window.enterFullScreen()

@@ -47,6 +47,10 @@ final class TimingObserver: FrameObserver {
             "darkmode-kiosk: timing: first frame presented \(ms(end - startedAt)) ms after \(origin) "
                 + "(SDL_Init done at \(ms(sessionStartedAt - startedAt)) ms, window+renderer at "
                 + "\(ms(windowCreatedAt - startedAt)) ms); " + describe(), priority: .info)
+        if let origin = StartupTrace.processStart() {
+            Diagnostics.printError("darkmode-kiosk: timing: start-up stages (ms after process start/thread CPU ms): "
+                                   + StartupTrace.summary(StartupTrace.marks, since: origin), priority: .info)
+        }
     }
 
     func loopEnded() {

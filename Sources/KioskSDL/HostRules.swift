@@ -91,6 +91,40 @@ public enum HostAction: Equatable, Sendable {
     }
 }
 
+/// How frames reach the screen (`DARKMODE_KIOSK_PRESENT`), and in which order the host tries
+/// the presenters.
+public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
+    /// SDL's window surface, dirty rectangles only (`SurfacePresenter`).
+    case surface
+    /// Wayland shared-memory buffers on the window's own surface, no GL (`ShmPresenter`).
+    case shm
+    /// An SDL renderer with a streaming texture (`TexturePresenter`).
+    case texture
+
+    /// The SDL (or Wayland) step named when this presenter cannot be made.
+    public var step: String {
+        switch self {
+        case .surface: return "SDL_GetWindowSurface"
+        case .shm: return "wl_shm (Wayland shared-memory buffers)"
+        case .texture: return "SDL_CreateRenderer"
+        }
+    }
+
+    /// The presenters to try, in order, for the environment's request and SDL's video driver,
+    /// plus a warning for a request it does not know. Unset (or "auto"): on Wayland shared
+    /// memory first (SDL 2.26 has no Wayland window framebuffer, so its window surface would be
+    /// a GL texture), elsewhere the window surface; the streaming texture last. A named
+    /// presenter is the only one tried.
+    public static func order(request: String?, driver: String) -> (kinds: [PresenterKind], warning: String?) {
+        let asked = String((request ?? "").lowercased().filter { !$0.isWhitespace })
+        let automatic: [PresenterKind] = driver.lowercased() == "wayland" ? [.shm, .surface, .texture] : [.surface, .texture]
+        if asked.isEmpty || asked == "auto" { return (automatic, nil) }
+        if let kind = PresenterKind(rawValue: asked) { return ([kind], nil) }
+        let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
+        return (automatic, "darkmode-kiosk: DARKMODE_KIOSK_PRESENT=\"\(request ?? "")\" is not one of \(names); using the automatic choice")
+    }
+}
+
 /// Which signal asked the kiosk to quit. SDL turns SIGTERM/SIGINT into SDL_QUIT, and so does
 /// a Wayland compositor going away: this recorder, installed after SDL_Init in front of SDL's
 /// handlers (which it then calls), tells the two apart. It is installed only over a real

@@ -1,5 +1,6 @@
 import CSDL2
 import KioskEngine
+import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,15 +41,25 @@ final class KioskWindow {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
             return nil
         }
-        // Present through the window surface unless the texture path was asked for.
-        let wantsTexture = getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0).lowercased() } == "texture"
-        let made: FramePresenter? = wantsTexture ? TexturePresenter(window: window)
-            : (SurfacePresenter(window: window) ?? TexturePresenter(window: window))
+        StartupTrace.mark("window")
+        // The presenter: DARKMODE_KIOSK_PRESENT, else the first that works for this driver.
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        let choice = PresenterKind.order(request: getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0) }, driver: driver)
+        if let warning = choice.warning { Diagnostics.printError(warning, priority: .warning) }
+        var made: FramePresenter?
+        for kind in choice.kinds where made == nil {
+            switch kind {
+            case .surface: made = SurfacePresenter(window: window)
+            case .shm: made = ShmPresenter(window: window)
+            case .texture: made = TexturePresenter(window: window)
+            }
+        }
         guard let made else {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: wantsTexture ? "SDL_CreateRenderer" : "SDL_GetWindowSurface"))
+            Diagnostics.printError(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
             SDL_DestroyWindow(window)
             return nil
         }
+        StartupTrace.mark("presenter")
         self.window = window
         presenter = made
         if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }

@@ -55,11 +55,40 @@ struct RotationMap {
     }
 }
 
+/// The page pixels of an output rectangle, one output row at a time: straight from the frame
+/// when the page is not rotated, else gathered through the rotation into a one-row staging
+/// buffer. Rows are in the page's byte order (R, G, B, A).
+struct OutputRows {
+    private var staging: [UInt32] = []
+
+    /// Calls `body(y, row)` for each row `y` (0-based within `o`) of output rectangle `o`
+    /// (inside the output; `map` turns it into page pixels of `frame`); `row` holds `o.width`
+    /// pixels and is valid only during the call.
+    mutating func forEach(_ o: IntRect, map: RotationMap, frame: Pixmap,
+                          _ body: (Int, UnsafeMutablePointer<UInt32>) -> Void) {
+        if map.rotation == .none {
+            for y in 0..<o.height { body(y, frame.pixels + (o.minY + y) * frame.stride + o.minX) }
+            return
+        }
+        if staging.count < o.width { staging = [UInt32](repeating: 0, count: o.width) }
+        staging.withUnsafeMutableBufferPointer { buf in
+            let line = buf.baseAddress!
+            for y in 0..<o.height {
+                for x in 0..<o.width {
+                    let p = map.pagePixel(o.minX + x, o.minY + y)
+                    line[x] = frame.pixels[p.y * frame.stride + p.x]
+                }
+                body(y, line)
+            }
+        }
+    }
+}
+
 final class SurfacePresenter: FramePresenter {
     private let window: OpaquePointer
     private var surface: UnsafeMutablePointer<SDL_Surface>?
     private var pending: [SDL_Rect] = []
-    private var staging: [UInt32] = []
+    private var rows = OutputRows()
     let name = "window surface"
     let vsync = false
 
@@ -106,27 +135,13 @@ final class SurfacePresenter: FramePresenter {
             guard !r.isEmpty else { continue }
             let o = map.outputRect(r).intersection(IntRect(x: 0, y: 0, width: ow, height: oh))
             guard !o.isEmpty else { continue }
-            // Row by row: rotate into a one-row staging buffer in our byte order (R, G, B, A)
-            // when needed, and let SDL convert it into the surface's pixel format.
-            if staging.count < o.width { staging = [UInt32](repeating: 0, count: o.width) }
+            // Row by row, in our byte order (R, G, B, A); SDL converts each row into the
+            // surface's pixel format.
             let bpp = Int(s.format.pointee.BytesPerPixel), pitch = Int(s.pitch)
-            staging.withUnsafeMutableBufferPointer { buf in
-                let line = buf.baseAddress!
-                for y in 0..<o.height {
-                    let dst = s.pixels! + (o.minY + y) * pitch + o.minX * bpp
-                    let src: UnsafeMutablePointer<UInt32>
-                    if viewport.rotation == .none {
-                        src = frame.pixels + (o.minY + y) * frame.stride + o.minX
-                    } else {
-                        for x in 0..<o.width {
-                            let p = map.pagePixel(o.minX + x, o.minY + y)
-                            line[x] = frame.pixels[p.y * frame.stride + p.x]
-                        }
-                        src = line
-                    }
-                    _ = SDL_ConvertPixels(Int32(o.width), 1, CSDL2_PIXELFORMAT_RGBA32, src, Int32(o.width * 4),
-                                          format, dst, s.pitch)
-                }
+            rows.forEach(o, map: map, frame: frame) { y, src in
+                let dst = s.pixels! + (o.minY + y) * pitch + o.minX * bpp
+                _ = SDL_ConvertPixels(Int32(o.width), 1, CSDL2_PIXELFORMAT_RGBA32, src, Int32(o.width * 4),
+                                      format, dst, s.pitch)
             }
             pending.append(SDL_Rect(x: Int32(o.x), y: Int32(o.y), w: Int32(o.width), h: Int32(o.height)))
         }

@@ -27,6 +27,8 @@ public enum SDLHost {
                            eventHandler: HostEventHandler? = nil,
                            beforeExit: @escaping () -> Void = {}) -> Int32 {
         let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
+        if timing, !StartupTrace.isEnabled { StartupTrace.enable() }
+        StartupTrace.mark("host")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
         applyHints(options)
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
@@ -36,6 +38,7 @@ public enum SDLHost {
         if notifySocket != nil { unsetenv("NOTIFY_SOCKET") }
         let initialised = SDL_Init(SDL_INIT_VIDEO) == 0
         if let notifySocket { setenv("NOTIFY_SOCKET", notifySocket, 1) }
+        StartupTrace.mark("SDL_Init")
         guard initialised else {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
             return 1
@@ -89,7 +92,9 @@ public enum SDLHost {
             }
             timingObserver.pacerSummary = { [unowned loop] in loop.pacerSummary }
         }
-        let exit = loop.run(prebuilt: firstPage?.take(), makeApp: makeApp)
+        let prebuilt = firstPage?.take()
+        StartupTrace.mark("page taken")
+        let exit = loop.run(prebuilt: prebuilt, makeApp: makeApp)
         if let line = exit.logLine { Diagnostics.printError(line) }
         service = ServiceLink(notifier: service.notifier)
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))

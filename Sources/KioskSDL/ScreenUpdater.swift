@@ -1,4 +1,5 @@
 import KioskEngine
+import KioskSupport
 import Raster
 
 /// What goes to the screen each frame: the app's dirty rectangles, or the whole page when
@@ -11,6 +12,8 @@ final class ScreenUpdater {
     private(set) var viewport: Viewport
     /// The next frame sends the whole page and presents, dirty or not.
     var needsFullUpload = true
+    /// The first update's stages went to `StartupTrace`.
+    private var traced = false
 
     init(presenter: FramePresenter, viewport: Viewport) {
         self.presenter = presenter
@@ -32,7 +35,10 @@ final class ScreenUpdater {
         guard full || !dirty.isEmpty else { return false }
         needsFullUpload = false
         let uploaded = presenter.upload(full ? [frame.bounds] : dirty, from: frame, viewport: viewport)
+        if !traced { StartupTrace.mark("uploaded") }
         let presented = presenter.present(viewport)
+        if !traced { StartupTrace.mark("presented") }
+        traced = true
         if !uploaded || !presented { needsFullUpload = true }
         return true
     }

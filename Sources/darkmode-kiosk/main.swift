@@ -62,6 +62,10 @@ func main() -> Int32 {
 /// already shows the saved mode; every commit goes to a background writer (no file I/O on the
 /// frame path), flushed with a bounded wait on every exit path.
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
+    if processEnvironment()["DARKMODE_KIOSK_TIMING"].map({ !$0.isEmpty && $0 != "0" }) == true {
+        StartupTrace.enable()
+        StartupTrace.mark("main")
+    }
     let config = try KioskConfig.load(path: flags.configPath)
     let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
     let colors = try ColorSetsFile.load(path: settings.colorsPath)
@@ -78,7 +82,6 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         }
         return 0
     }
-    let text = PageText.make(language: language)
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
@@ -87,11 +90,16 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                               timing: processEnvironment()["DARKMODE_KIOSK_TIMING"].map { !$0.isEmpty && $0 != "0" } ?? false)
     live.start(preferencesPath: settings.preferencesPath)
     defer { live.stop() }
+    StartupTrace.mark("sources")
     let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
                                              log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
+        // Fonts and strings load here, on the host's first-page thread, while the main thread
+        // opens the window.
+        let text = PageText.make(language: language)
+        StartupTrace.mark("text")
         let system = live.initialAppearance()
         let options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
                                             colors: colors, strings: text.strings, typesetter: text.typesetter)

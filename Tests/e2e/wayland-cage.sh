@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
 # Wayland smoke test: the kiosk under cage (the Wayland kiosk compositor the systemd unit
-# uses), headless with the pixman renderer. Checks that the kiosk starts, takes the whole
-# output (the real size arrives only with SDL_WINDOWEVENT_SIZE_CHANGED on Wayland), shows the
-# saved mode's page colour, and exits 0 on SIGTERM. cage refuses to run as root, so the
-# session runs as the unprivileged user nobody (see shared notes: kiosk-testing.md).
+# uses), headless with the pixman renderer. Checks that the kiosk starts with the shared-memory
+# presenter (no GL renderer), takes the whole output (the real size arrives only with
+# SDL_WINDOWEVENT_SIZE_CHANGED on Wayland), shows the saved mode's page colour, exits 0 on
+# SIGTERM, and sends READY=1 (through a real NOTIFY_SOCKET) soon after start; then that
+# DARKMODE_KIOSK_PRESENT=texture still draws the page through SDL's GL renderer. cage refuses
+# to run as root, so the session runs as the unprivileged user nobody (see shared notes:
+# kiosk-testing.md).
 # Known quirk of this harness: a still page (--reduce-motion) whose buffer covers the whole
-# output comes out black in grim's screenshot, although frames were presented; a window of
-# 1000x600 on the same output, or the animated page (the default, tested here), shows. It
-# looks like wlroots' direct scan-out of a full-output surface on the headless backend, not
-# the kiosk; to be confirmed on a real cage screen.
+# output comes out black in grim's screenshot, although frames were presented (with either
+# presenter: shared memory or GL); a window of 1000x600 on the same output, or the animated
+# page (the default, tested here), shows. It looks like cage/wlroots skipping the headless
+# output's repaint when nothing is damaged, not the kiosk; to be confirmed on a real screen.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
 trap cleanup EXIT
-need cage grim setpriv python3
+need cage grim setpriv python3 /usr/bin/python3
 
 KIOSK=$(kiosk_binary)
 # Everything the session touches lives in a folder nobody owns.
 chmod 0755 "$E2E_TMP"
 SESSION="$E2E_TMP/session"; mkdir -m 0700 "$SESSION"
 cp "$KIOSK" "$SESSION/darkmode-kiosk"
+cp Tests/e2e/lib/notify-listener.py "$SESSION/notify-listener.py"
 printf '{\n  "appearance" : "dark"\n}\n' > "$SESSION/prefs.json"
 # The page colours the session's configuration gives (run --check, same binary, HOME and folder).
 page_colours() {
@@ -29,18 +33,48 @@ page_colours() {
 DARK_RGB=$(page_colours)
 [ -n "$DARK_RGB" ] || fail "run --check printed no 'page colours' line"
 echo "info: dark page colour from run --check: $DARK_RGB"
-cat > "$SESSION/inside.sh" <<'INNER'
+STARTS=5
+cat > "$SESSION/inside.sh" <<INNER
 #!/bin/sh
-# Runs inside cage: start the kiosk, wait for its first frames, take a screenshot, stop it.
-cd "$(dirname "$0")"
-SDL_VIDEODRIVER=wayland SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR=0 DARKMODE_KIOSK_TIMING=1 \
-    ./darkmode-kiosk --prefs prefs.json 2>app.err &
-app=$!
-sleep 3
-grim shot.png 2>grim.err || echo "grim failed" >>app.err
-kill -TERM $app
-rc=0; wait $app || rc=$?
-echo "$rc" > app.status
+# Runs inside cage. $STARTS starts with the default presenter, each with its own notify
+# listener (t0: CLOCK_MONOTONIC just before exec; the kiosk keeps the shell's pid); the last
+# one's CPU ticks over 3 s of ambient animation are counted, then it is screenshot. The same
+# with DARKMODE_KIOSK_PRESENT=texture. Last, 3 s of a still page (--reduce-motion): idle CPU.
+cd "\$(dirname "\$0")"
+kargs=""
+start() {  # start NAME [ENV...]: the kiosk (arguments: \$kargs) with NOTIFY_SOCKET, stderr to NAME.err, pid in \$app
+    name=\$1; shift
+    /usr/bin/python3 notify-listener.py "\$PWD/\$name.sock" "\$name.jsonl" & listener=\$!
+    i=0; while [ ! -S "\$name.sock" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+    sh -c '/usr/bin/python3 -S -c "import time; print(time.monotonic())" >"\$0"; exec "\$@"' "\$name.t0" \\
+        env NOTIFY_SOCKET="\$PWD/\$name.sock" SDL_VIDEODRIVER=wayland SDL_VIDEO_WAYLAND_ALLOW_LIBDECOR=0 \\
+        DARKMODE_KIOSK_TIMING=1 "\$@" ./darkmode-kiosk --prefs prefs.json \$kargs 2>"\$name.err" &
+    app=\$!
+    i=0; while ! grep -q READY "\$name.jsonl" 2>/dev/null && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+}
+ticks() { awk '{ print \$14 + \$15 }' /proc/\$app/stat; }
+cpu3s() {  # cpu3s NAME: the kiosk's CPU ticks over 3 s to NAME.ticks
+    sleep 1; a=\$(ticks); sleep 3; b=\$(ticks); echo \$((b - a)) > "\$1.ticks"
+}
+stop() {  # stop NAME: SIGTERM, exit status to NAME.status, listener ended
+    kill -TERM \$app
+    rc=0; wait \$app || rc=\$?
+    echo "\$rc" > "\$1.status"
+    kill -TERM \$listener; wait \$listener
+}
+for n in \$(seq $STARTS); do
+    start "start\$n"
+    if [ \$n = $STARTS ]; then cpu3s ambient; grim shot.png 2>grim.err || echo "grim failed" >>"start\$n.err"; else sleep 0.3; fi
+    stop "start\$n"
+done
+start texture DARKMODE_KIOSK_PRESENT=texture
+cpu3s ambient-texture
+grim shot-texture.png 2>>grim.err || echo "grim failed" >>texture.err
+stop texture
+kargs=--reduce-motion
+start still
+cpu3s idle
+stop still
 INNER
 chmod 0755 "$SESSION/inside.sh"
 chown -R 65534:65534 "$SESSION"
@@ -49,23 +83,56 @@ chown -R 65534:65534 "$SESSION"
 # (~100 ms of start-up and a stray daemon per run).
 env -i PATH="$PATH" HOME="$SESSION" XDG_RUNTIME_DIR="$SESSION" DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
     WLR_BACKENDS=headless WLR_LIBINPUT_NO_DEVICES=1 WLR_RENDERER=pixman \
-    timeout 30 setpriv --reuid=65534 --regid=65534 --clear-groups \
+    timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
     cage -- "$SESSION/inside.sh" >"$E2E_TMP/cage.log" 2>&1 || true
 
-[ -f "$SESSION/app.status" ] || { cat "$E2E_TMP/cage.log" >&2; fail "the session did not finish (see cage log above)"; }
-cp "$SESSION/app.err" "$E2E_TMP/app.err" 2>/dev/null || true
-[ "$(cat "$SESSION/app.status")" = 0 ] || fail "kiosk exited with status $(cat "$SESSION/app.status") after SIGTERM under cage"
-pass "kiosk ran under cage and exited 0 on SIGTERM"
-grep -q "video driver wayland" "$SESSION/app.err" || fail "the kiosk did not use SDL's wayland driver"
-pass "SDL used the wayland video driver"
+[ -f "$SESSION/still.status" ] || { cat "$E2E_TMP/cage.log" >&2; fail "the session did not finish (see cage log above)"; }
+for name in $(seq -f "start%g" $STARTS) texture still; do
+    cp "$SESSION/$name.err" "$E2E_TMP/app.err" 2>/dev/null || true
+    [ "$(cat "$SESSION/$name.status")" = 0 ] || fail "$name: kiosk exited with status $(cat "$SESSION/$name.status") after SIGTERM under cage"
+    grep -q "video driver wayland" "$SESSION/$name.err" || fail "$name: the kiosk did not use SDL's wayland driver"
+done
+pass "$STARTS + 2 starts under cage, SDL's wayland driver, each exited 0 on SIGTERM"
+for n in $(seq $STARTS); do
+    grep -q "presenter wayland shm" "$SESSION/start$n.err" || fail "start$n: not the shared-memory presenter: $(grep -o 'presenter [^,]*' "$SESSION/start$n.err")"
+done
+grep -q "presenter renderer " "$SESSION/texture.err" || fail "DARKMODE_KIOSK_PRESENT=texture: not SDL's renderer: $(grep -o 'presenter [^,]*' "$SESSION/texture.err")"
+pass "default presenter: $(grep -o 'presenter wayland shm[^,]*' "$SESSION/start1.err"); with DARKMODE_KIOSK_PRESENT=texture: $(grep -o 'presenter renderer [^,]*' "$SESSION/texture.err")"
 
-[ -s "$SESSION/shot.png" ] || fail "no screenshot from grim: $(cat "$SESSION/grim.err" 2>/dev/null)"
-# The Original toggle's frame at the page size and scale the kiosk reported (replay layout line).
-read -r PW PH PS < <(sed -n 's/.*page \([0-9]*\)x\([0-9]*\) px, scale \([0-9.]*\).*/\1 \2 \3/p' "$SESSION/app.err" | head -1) || true
+# READY=1 after start, median of the 5 starts. Not 200 ms: on this project's 2 shared cores
+# with other builds running (load average 7-11) the median of 5 starts measured 145-235 ms, and
+# single starts up to ~340 ms, so a 200 ms bound would fail on load alone. The kiosk's own work
+# up to READY is ~45-55 ms of main-thread CPU (stage lines below; docs/kiosk-operation.md);
+# the rest is waiting for a core. 300 ms is the READY target of the notify test and still fails
+# the GL renderer path this presenter replaced (medians of 420-540 ms on the same machine).
+/usr/bin/python3 - "$SESSION" "$STARTS" <<'PY' || fail "READY check failed (above)"
+import json, statistics, sys
+session, starts = sys.argv[1], int(sys.argv[2])
+def latency(name):
+    t0 = float(open(f"{session}/{name}.t0").read())
+    ready = [json.loads(l) for l in open(f"{session}/{name}.jsonl") if '"READY"' in l]
+    assert len(ready) == 1, f"{name}: exactly one READY=1, got {len(ready)}"
+    return (ready[0]["t"] - t0) * 1000
+shm = [latency(f"start{n}") for n in range(1, starts + 1)]
+texture = latency("texture")
+med = statistics.median(shm)
+print("info: READY=1 after start (ms), shared memory: " + " ".join("%.0f" % v for v in shm)
+      + "; median %.0f; texture renderer (one start): %.0f" % (med, texture))
+assert med < 300, "median READY=1 latency %.0f ms is not under 300 ms" % med
+PY
+pass "median READY=1 under 300 ms of start"
+for n in $(seq $STARTS); do sed -n 's/.*timing: start-up stages/info: start'"$n"' stages/p' "$SESSION/start$n.err"; done
+sed -n 's/.*timing: start-up stages/info: texture stages/p' "$SESSION/texture.err"
+
+# The screenshots: the page covers the output in the saved dark mode, the Original toggle drawn
+# at its layout frame (from the page size and scale the kiosk reported).
+read -r PW PH PS < <(sed -n 's/.*page \([0-9]*\)x\([0-9]*\) px, scale \([0-9.]*\).*/\1 \2 \3/p' "$SESSION/start$STARTS.err" | head -1) || true
 [ -n "${PS:-}" ] || fail "the kiosk's timing line names no page size and scale"
 original_toggle "${PW}x${PH}" "$PS"
 echo "info: Original toggle ${OW}x${OH}+$OX+$OY on the ${PW}x${PH} page at scale $PS"
-python3 - "$SESSION/shot.png" "$DARK_RGB" "$CX" "$CY" <<'PY' || fail "screenshot check failed"
+check_shot() {  # check_shot PNG WHAT
+    [ -s "$1" ] || fail "$2: no screenshot from grim: $(cat "$SESSION/grim.err" 2>/dev/null)"
+    python3 - "$1" "$DARK_RGB" "$CX" "$CY" <<'PY' || fail "$2: screenshot check failed"
 import struct, sys, zlib
 # Minimal PNG reader (8-bit RGB/RGBA, no interlace): enough for grim's output.
 data = open(sys.argv[1], "rb").read()
@@ -96,8 +163,17 @@ assert all(c == dark for c in corners), f"expected the saved dark page {dark} in
 centre = px(int(sys.argv[3]), int(sys.argv[4]))
 assert centre != dark, f"the Original toggle should be drawn at its layout centre ({sys.argv[3]}, {sys.argv[4]})"
 PY
-pass "the page covers the whole output in the saved dark mode, Original toggle drawn at its layout frame"
-grep -o "first frame presented [0-9]* ms" "$SESSION/app.err" | sed 's/^/info: /' || true
+}
+# CPU as x11.sh bounds it (shared memory; the texture renderer measured for comparison).
+hz=$(getconf CLK_TCK)
+ambient=$(cat "$SESSION/ambient.ticks") texture_ticks=$(cat "$SESSION/ambient-texture.ticks") idle=$(cat "$SESSION/idle.ticks")
+echo "info: CPU over 3 s at $hz Hz: ambient animation $ambient ticks ($((ambient * 100 / (hz * 3))) % of a core; texture renderer $texture_ticks ticks, $((texture_ticks * 100 / (hz * 3))) %), still page $idle ticks"
+[ "$idle" -le $((hz * 3 / 50)) ] || fail "idle kiosk (--reduce-motion) used $idle CPU ticks in 3 s (limit $((hz * 3 / 50)), 2 % of a core)"
+[ "$ambient" -le $((hz * 3 / 10)) ] || fail "ambient animation used $ambient CPU ticks in 3 s (limit $((hz * 3 / 10)), 10 % of a core)"
+pass "CPU: still page $idle ticks, ambient animation $ambient ticks in 3 s"
+check_shot "$SESSION/shot.png" "shared-memory presenter"
+check_shot "$SESSION/shot-texture.png" "DARKMODE_KIOSK_PRESENT=texture"
+pass "both presenters: the page covers the whole output in the saved dark mode, Original toggle drawn at its layout frame"
 
 # The compositor goes away under the running kiosk: it must exit 1 with one clear line (SDL
 # reports the lost Wayland connection as SDL_QUIT; no signal came, so the host calls it a lost

@@ -1,0 +1,119 @@
+import KioskEngine
+import Raster
+import Testing
+@testable import KioskSDL
+
+/// The Wayland shared-memory presenter without a compositor: its bookkeeping of what each
+/// buffer misses (`BufferDamage`) and its row copy (`ShmPresenter.copy`), driven as the
+/// presenter drives them, against buffers in plain memory. Whatever order the compositor
+/// releases buffers in, the buffer committed must show exactly the current page.
+@Suite struct ShmPresenterTests {
+    /// A small deterministic generator (the test must not depend on the run).
+    struct LCG {
+        var state: UInt64
+        mutating func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int((state >> 33) % UInt64(bound))
+        }
+    }
+
+    /// Output pixel (x, y) as the compositor should see it: the page pixel the rotation puts
+    /// there, in XBGR8888 (our R, G, B, A bytes) or XRGB8888 (red and blue swapped).
+    static func expected(_ frame: Pixmap, _ map: RotationMap, _ x: Int, _ y: Int, swapsRedBlue: Bool) -> UInt32 {
+        let p = map.pagePixel(x, y)
+        let v = frame.pixels[p.y * frame.stride + p.x]
+        return swapsRedBlue ? (v & 0xFF00_FF00) | ((v & 0xFF) << 16) | ((v >> 16) & 0xFF) : v
+    }
+
+    static let cases: [(Rotation, Bool)] = [(.none, false), (.none, true), (.clockwise90, false), (.upsideDown, true), (.clockwise270, false)]
+
+    @Test(arguments: cases)
+    func everyCommittedBufferShowsTheCurrentPage(rotation: Rotation, swapsRedBlue: Bool) {
+        let ow = 37, oh = 23
+        let viewport = Viewport(outputWidth: ow, outputHeight: oh, windowWidth: ow, windowHeight: oh, rotation: rotation, scale: 1)
+        let frame = Pixmap(width: viewport.pagePixelWidth, height: viewport.pagePixelHeight)
+        let map = RotationMap(rotation: rotation, outputWidth: ow, outputHeight: oh)
+        let output = IntRect(x: 0, y: 0, width: ow, height: oh)
+        var rng = LCG(state: 42)
+        var damage = BufferDamage()
+        var buffers: [[UInt32]] = []
+        var busy: [Bool] = []
+        var rows = OutputRows()
+        var lastCommitted: Int?
+        var copied = 0, fullPixels = 0
+        for step in 0..<300 {
+            // The app changes one to three rectangles (the first frame: the whole page).
+            var dirty: [IntRect] = []
+            if step == 0 {
+                frame.fill(frame.bounds, with: 0xFF10_2030)
+                dirty = [frame.bounds]
+            } else {
+                for _ in 0...rng.next(3) {
+                    let x = rng.next(frame.width), y = rng.next(frame.height)
+                    let r = IntRect(x: x, y: y, width: 1 + rng.next(frame.width - x), height: 1 + rng.next(frame.height - y))
+                    frame.fill(r, with: 0xFF00_0000 | UInt32(truncatingIfNeeded: rng.next(0xFF_FFFF)))
+                    dirty.append(r)
+                }
+            }
+            let changed = dirty.map { map.outputRect($0.intersection(frame.bounds)).intersection(output) }.filter { !$0.isEmpty }
+            damage.changed(changed, bounds: output)
+            // The compositor releases buffers in its own order; it always holds the one it shows.
+            for i in busy.indices where i != lastCommitted && rng.next(3) != 0 { busy[i] = false }
+            var index = busy.firstIndex(of: false)
+            if index == nil || (buffers.count < ShmPresenter.maxBuffers && rng.next(4) == 0) {
+                guard buffers.count < ShmPresenter.maxBuffers else { continue }  // all held: the frame waits
+                buffers.append([UInt32](repeating: 0xDEAD_BEEF, count: ow * oh))
+                busy.append(false)
+                index = damage.addBuffer(bounds: output)
+                #expect(index == buffers.count - 1)
+            }
+            guard let i = index else { continue }
+            for o in damage.take(i) {
+                copied += o.width * o.height
+                buffers[i].withUnsafeMutableBufferPointer { buf in
+                    ShmPresenter.copy(o, map: map, from: frame, into: buf.baseAddress!, pitch: ow, swapsRedBlue: swapsRedBlue, rows: &rows)
+                }
+            }
+            fullPixels += ow * oh
+            var wrong = 0
+            for y in 0..<oh {
+                for x in 0..<ow where buffers[i][y * ow + x] != Self.expected(frame, map, x, y, swapsRedBlue: swapsRedBlue) { wrong += 1 }
+            }
+            #expect(wrong == 0, "step \(step): buffer \(i) differs from the page in \(wrong) pixels")
+            if wrong != 0 { return }
+            busy[i] = true
+            lastCommitted = i
+        }
+        #expect(buffers.count == ShmPresenter.maxBuffers, "the release pattern made all buffers")
+        #expect(copied < fullPixels, "only rectangles were copied (\(copied) of \(fullPixels) pixels)")
+    }
+
+    @Test func aBufferTakesItsListOnceAndPastSixteenRectanglesTheirBoundingBox() {
+        let bounds = IntRect(x: 0, y: 0, width: 100, height: 100)
+        var damage = BufferDamage()
+        #expect(damage.addBuffer(bounds: bounds) == 0)
+        #expect(damage.take(0) == [bounds], "a new buffer lacks everything")
+        #expect(damage.take(0).isEmpty)
+        let small = (0..<5).map { IntRect(x: $0 * 10, y: 1, width: 2, height: 3) }
+        damage.changed(small, bounds: bounds)
+        #expect(damage.addBuffer(bounds: bounds) == 1)
+        #expect(damage.take(0) == small)
+        #expect(damage.take(1) == [bounds])
+        let many = (0..<17).map { IntRect(x: $0 * 5, y: $0, width: 2, height: 2) }
+        damage.changed(many, bounds: bounds)
+        #expect(damage.take(0) == [IntRect(x: 0, y: 0, width: 82, height: 18)])
+        #expect(BufferDamage.merged(Array(many.prefix(16)), bounds: bounds) == Array(many.prefix(16)))
+    }
+
+    @Test func presenterChoice() {
+        #expect(PresenterKind.order(request: nil, driver: "wayland").kinds == [.shm, .surface, .texture])
+        #expect(PresenterKind.order(request: "", driver: "x11").kinds == [.surface, .texture])
+        #expect(PresenterKind.order(request: "auto", driver: "kmsdrm").kinds == [.surface, .texture])
+        #expect(PresenterKind.order(request: " Texture ", driver: "wayland") == ([.texture], nil))
+        #expect(PresenterKind.order(request: "surface", driver: "wayland").kinds == [.surface])
+        #expect(PresenterKind.order(request: "shm", driver: "x11").kinds == [.shm], "asked for by name: tried even off Wayland (and fails there)")
+        let odd = PresenterKind.order(request: "gl", driver: "wayland")
+        #expect(odd.kinds == [.shm, .surface, .texture])
+        #expect(odd.warning == "darkmode-kiosk: DARKMODE_KIOSK_PRESENT=\"gl\" is not one of auto, surface, shm, texture; using the automatic choice")
+    }
+}
