@@ -422,9 +422,24 @@ public final class KioskApp {
                            reduceMotion: options.reduceMotion)
     }
 
+    /// Rows per band when a frame is drawn and handed to `present` band by band: a band of a
+    /// 1920-pixel-wide page (240 KB) is still in the core's cache when it is copied out.
+    public static let presentBandRows = 32
+    /// Rectangles smaller than this (pixels, 1 MB) are drawn whole, then presented: they stay
+    /// in the cache anyway, and each band would repeat the toggles' per-layer work.
+    public static let presentBandMinPixels = 1 << 18
+
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
     /// Returns the rectangles (pixels) that changed and must be presented.
-    public func renderFrame(at time: Double) -> [IntRect] {
+    ///
+    /// With `present`, each large changed rectangle is drawn in bands of `presentBandRows` rows and
+    /// every band is handed to `present` as soon as it is finished, while its rows are still in
+    /// the cache (fill, composite and the presenter's copy touch each row back to back); the
+    /// FPS overlay's rectangle follows last. The pixels are the same as without (drawing is
+    /// clip-independent, tested), and the returned rectangles too. Frames drawn from scratch
+    /// (`incremental == false`) are drawn whole and then presented, since every piece would be
+    /// rasterized again for each band.
+    public func renderFrame(at time: Double, present: ((IntRect) -> Void)? = nil) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
         let colors = colors(at: time)
         let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout)
@@ -444,13 +459,27 @@ public final class KioskApp {
                 }
             }
         }
-        for r in dirty { drawPage(clip: r, colors: colors, toggles: toggles) }
+        for r in dirty {
+            guard let present, incremental, r.area >= Self.presentBandMinPixels else {
+                drawPage(clip: r, colors: colors, toggles: toggles)
+                present?(r)
+                continue
+            }
+            var y = r.minY
+            while y < r.maxY {
+                let band = IntRect(x: r.minX, y: y, width: r.width, height: min(Self.presentBandRows, r.maxY - y))
+                drawPage(clip: band, colors: colors, toggles: toggles)
+                present(band)
+                y += band.height
+            }
+        }
         shownStatic = key
         shownToggles = toggles
         if options.showFPS {
             let page = colors[.pageBackground].premultiplied8.packed
             let r = fps.draw(on: canvas, page: page, force: !dirty.isEmpty && dirty[0] == frame.bounds)
             if !r.isEmpty, !(dirty.first.map { $0.contains(r) } ?? false) { dirty.append(r) }
+            if !r.isEmpty { present?(r) }
         }
         return dirty
     }

@@ -11,8 +11,9 @@ import Text
 
 /// `darkmode-kiosk bench`: the real app and renderer on a virtual 60 Hz clock, with no
 /// display. Each frame is timed from input delivery through update and render to the
-/// "present" copy of the dirty rectangles into a second frame (what an SDL texture upload
-/// would move). The first frames are a warm-up and are not counted.
+/// "present" copy of the dirty rectangles into a second frame (what an SDL upload moves),
+/// made band by band as the app finishes them (`KioskApp.renderFrame(at:present:)`, as the
+/// SDL host presents). The first frames are a warm-up and are not counted.
 public struct BenchRunner {
     public static let budgetMs = 1000.0 / 60
     public static let defaultFrames = 600
@@ -69,8 +70,8 @@ public struct BenchRunner {
         for i in 0..<(frames + Self.warmUpFrames) {
             // One frame: input delivery, update, render, and the "present" copy.
             let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
-            let dirty = driver.step().dirty
-            for r in dirty { presented.copy(r, from: app.frame) }
+            // The app hands each finished band to the copy while its rows are in the cache.
+            let dirty = driver.step(present: { presented.copy($0, from: app.frame) }).dirty
             let w1 = Clock.monotonic(), c1 = Clock.threadCPU()
             guard i >= Self.warmUpFrames else { continue }
             wall.append((w1 - w0) * 1000)
