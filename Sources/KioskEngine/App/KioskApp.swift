@@ -425,9 +425,10 @@ public final class KioskApp {
     /// Rows per band when a frame is drawn and handed to `present` band by band: a band of a
     /// 1920-pixel-wide page (240 KB) is still in the core's cache when it is copied out.
     public static let presentBandRows = 32
-    /// Rectangles smaller than this (pixels, 1 MB) are drawn whole, then presented: they stay
-    /// in the cache anyway, and each band would repeat the toggles' per-layer work.
-    public static let presentBandMinPixels = 1 << 18
+    /// Rectangles smaller than this (pixels, 2 MB) are drawn whole, then presented: a toggle's
+    /// changed rectangle (drag, ambient) is drawn faster in one piece, since each band would
+    /// repeat the toggle's per-layer work.
+    public static let presentBandMinPixels = 1 << 19
 
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
     /// Returns the rectangles (pixels) that changed and must be presented.
