@@ -423,8 +423,8 @@ public final class KioskApp {
     }
 
     /// Rows per band when a frame is drawn and handed to `present` band by band: a band of a
-    /// 1920-pixel-wide page (240 KB) is still in the core's cache when it is copied out.
-    public static let presentBandRows = 32
+    /// 1920-pixel-wide page (480 KB) is still in the core's cache when it is copied out.
+    public static let presentBandRows = 64
     /// Rectangles smaller than this (pixels, 2 MB) are drawn whole, then presented: a toggle's
     /// changed rectangle (drag, ambient) is drawn faster in one piece, since each band would
     /// repeat the toggle's per-layer work.
