@@ -115,8 +115,7 @@ final class FrameLoop {
     private func frame(_ app: KioskApp) {
         let start = clock.now()
         pacer.frameBegan(at: start)
-        let dirty = app.renderFrame(at: start)
-        guard screen.update(app.frame, dirty: dirty) else { return }
+        guard screen.render(app, at: start) else { return }
         let end = clock.now()
         let interval = lastPresentStart.map { start - $0 }
         pacer.framePresented(interval: interval)

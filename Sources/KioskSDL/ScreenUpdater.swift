@@ -28,6 +28,22 @@ final class ScreenUpdater {
         return prepare ? presenter.prepare(next) : true
     }
 
+    /// Renders the app's frame at `time` and sends it: band by band as the app finishes them
+    /// (`KioskApp.renderFrame(at:present:)`: each band is copied out while its rows are still
+    /// in the cache), or the whole page after the frame when it must go anyway; then presents.
+    /// Returns false when there was nothing to show.
+    func render(_ app: KioskApp, at time: Double) -> Bool {
+        if needsFullUpload { return update(app.frame, dirty: app.renderFrame(at: time)) }
+        var uploaded = true
+        let dirty = app.renderFrame(at: time, present: { band in
+            if uploaded { uploaded = self.presenter.upload([band], from: app.frame, viewport: self.viewport) }
+        })
+        guard !dirty.isEmpty else { return false }
+        let presented = presenter.present(viewport)
+        if !uploaded || !presented { needsFullUpload = true }
+        return true
+    }
+
     /// Sends what changed in `frame` and presents it. Returns false when there was nothing to
     /// show (no dirty rectangle and no full upload pending).
     func update(_ frame: Pixmap, dirty: [IntRect]) -> Bool {

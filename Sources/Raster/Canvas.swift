@@ -331,29 +331,71 @@ public final class Canvas {
     /// Blurs the innermost layer's content (all channels) with a Gaussian of `sigma` device pixels.
     public func applyBlur(sigma: Double) {
         guard let top = stack.last?.sprite else { preconditionFailure("applyBlur needs an open layer") }
-        let pix = top.pixmap, w = pix.width, h = pix.height
+        Canvas.blurChannels(top.pixmap, sigma: sigma, plane: &floatScratch, scratch: &blurScratch)
+    }
+
+    /// Blurs each of the four channels of `pix` as its own float plane, then keeps the
+    /// premultiplied invariant (colour ≤ alpha) after the independent rounding.
+    ///
+    /// The planes are unpacked and packed row by row. A channel whose bytes equal an earlier
+    /// channel's everywhere (a white or grey layer: r = g = b = a) takes that channel's result,
+    /// and a channel that is zero everywhere stays zero: the blur is deterministic and maps
+    /// zeros to zeros, so this is the same result as blurring it, byte for byte.
+    static func blurChannels(_ pix: Pixmap, sigma: Double, plane: inout [Float], scratch: inout [Float]) {
+        let w = pix.width, h = pix.height
         guard w > 0, h > 0, sigma > 0 else { return }
-        if floatScratch.count < w * h { floatScratch = [Float](repeating: 0, count: w * h) }
-        floatScratch.withUnsafeMutableBufferPointer { pb in
+        // Which channels are zero, and which equal an earlier one (on the input).
+        var nonZero: UInt32 = 0
+        var differs = [Bool](repeating: false, count: 16)   // [later * 4 + earlier]
+        var anyDiff: UInt32 = 0                               // bit (later*4+earlier)
+        for y in 0..<h {
+            let row = pix.pixels + y * pix.stride
+            for x in 0..<w {
+                let c = row[x]
+                nonZero |= c
+                let r = c & 0xFF, g = (c &>> 8) & 0xFF, b = (c &>> 16) & 0xFF, a = c &>> 24
+                anyDiff |= (g != r ? 1 << 4 : 0) | (b != r ? 1 << 8 : 0) | (b != g ? 1 << 9 : 0)
+                    | (a != r ? 1 << 12 : 0) | (a != g ? 1 << 13 : 0) | (a != b ? 1 << 14 : 0)
+            }
+        }
+        for i in 0..<16 { differs[i] = anyDiff & (1 << UInt32(i)) != 0 }
+        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
+        plane.withUnsafeMutableBufferPointer { pb in
             let p = pb.baseAddress!
-            for shift in [0, 8, 16, 24] as [UInt32] {
-                for i in 0..<(w * h) { p[i] = Float((pix.pixels[(i / w) * pix.stride + i % w] &>> shift) & 0xFF) }
-                GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &blurScratch)
+            for ch in 0..<4 {
+                let shift = UInt32(ch * 8)
                 let mask: UInt32 = ~(0xFF << shift)
-                for i in 0..<(w * h) {
-                    let v = UInt32(clamp(Double(p[i]), 0, 255) + 0.5)
-                    let idx = (i / w) * pix.stride + i % w
-                    pix.pixels[idx] = (pix.pixels[idx] & mask) | (v << shift)
+                if (nonZero &>> shift) & 0xFF == 0 { continue }           // all zero: stays zero
+                if let earlier = (0..<ch).first(where: { !differs[ch * 4 + $0] }) {
+                    // Same input as an earlier channel: same output.
+                    let from = UInt32(earlier * 8)
+                    for y in 0..<h {
+                        let row = pix.pixels + y * pix.stride
+                        for x in 0..<w { row[x] = (row[x] & mask) | (((row[x] &>> from) & 0xFF) &<< shift) }
+                    }
+                    continue
+                }
+                for y in 0..<h {
+                    let row = pix.pixels + y * pix.stride, out = p + y * w
+                    for x in 0..<w { out[x] = Float((row[x] &>> shift) & 0xFF) }
+                }
+                GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
+                for y in 0..<h {
+                    let row = pix.pixels + y * pix.stride, src = p + y * w
+                    for x in 0..<w {
+                        let v = UInt32(clamp(Double(src[x]), 0, 255) + 0.5)
+                        row[x] = (row[x] & mask) | (v &<< shift)
+                    }
                 }
             }
-            // Keep premultiplied invariants (colour ≤ alpha) after independent rounding.
-            for y in 0..<h {
-                let row = pix.pixels + y * pix.stride
-                for x in 0..<w {
-                    var c = PremultipliedRGBA8(packed: row[x])
-                    c.r = min(c.r, c.a); c.g = min(c.g, c.a); c.b = min(c.b, c.a)
-                    row[x] = c.packed
-                }
+        }
+        // Keep premultiplied invariants (colour ≤ alpha) after independent rounding.
+        for y in 0..<h {
+            let row = pix.pixels + y * pix.stride
+            for x in 0..<w {
+                var c = PremultipliedRGBA8(packed: row[x])
+                c.r = min(c.r, c.a); c.g = min(c.g, c.a); c.b = min(c.b, c.a)
+                row[x] = c.packed
             }
         }
     }

@@ -125,6 +125,27 @@ final class RecordingPresenter: FramePresenter {
         #expect(p.uploads.last == [frame.bounds])
     }
 
+    @Test func appFramesGoOutBandByBandThenPresentOnce() {
+        let p = RecordingPresenter()
+        let screen = ScreenUpdater(presenter: p, viewport: Self.viewport)
+        let app = KioskApp(options: KioskOptions(pixelWidth: 900, pixelHeight: 640), preference: .light)
+        // Stale screen: the first frame is rendered whole and sent as the whole page.
+        #expect(screen.render(app, at: 0))
+        #expect(p.uploads == [[app.frame.bounds]] && p.presents == 1)
+        // A cross-fade frame changes the whole page: sent in bands as they are drawn, then one present.
+        _ = app.setDarkMode(true, at: 0.05)
+        p.uploads = []
+        #expect(screen.render(app, at: 0.2))
+        #expect(p.presents == 2)
+        #expect(p.uploads.count == (640 + KioskApp.presentBandRows - 1) / KioskApp.presentBandRows)
+        #expect(p.uploads.allSatisfy { $0.count == 1 && $0[0].height <= KioskApp.presentBandRows && $0[0].width == 900 })
+        #expect(p.uploads.reduce(0) { $0 + $1[0].area } == app.frame.bounds.area)
+        // A failed band upload makes the next frame send the whole page.
+        p.failNextUpload = true
+        #expect(screen.render(app, at: 0.25))
+        #expect(screen.needsFullUpload)
+    }
+
     @Test func onlyANewGeometryPreparesThePresenterAgain() {
         let p = RecordingPresenter()
         let screen = ScreenUpdater(presenter: p, viewport: Self.viewport)

@@ -91,15 +91,20 @@ final class VividSpriteCache: ToggleComposition {
                 for x in x0..<x1 { v[base + x] = Float(row[x] &>> 24) * (1 / 255) }
             }
             GaussianBlur.blur(v, width: w, height: h, sigma: sigma, scratch: &blurScratch)
+            // The tint at each of the 256 alpha levels, then per row: the part of the plane the
+            // output covers (all of it: `ob` lies inside `plane`), transparent elsewhere.
+            let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
+            defer { lut.deallocate() }
+            for k in 0..<256 { lut[k] = Self.scale(tint, UInt32(k)) }
+            let xa = max(0, plane.x - ob.x), xb = min(ob.width, plane.maxX - ob.x)
             for y in 0..<ob.height {
                 let dst = out.pixels + y * out.stride
                 let py = y + ob.y - plane.y
-                for x in 0..<ob.width {
-                    let px = x + ob.x - plane.x
-                    guard py >= 0 && py < h && px >= 0 && px < w else { dst[x] = 0; continue }
-                    let k = UInt32(min(max(v[py * w + px], 0), 1) * 255 + 0.5)
-                    dst[x] = Self.scale(tint, k)
-                }
+                guard py >= 0 && py < h && xb > xa else { dst.update(repeating: 0, count: ob.width); continue }
+                if xa > 0 { dst.update(repeating: 0, count: xa) }
+                if xb < ob.width { (dst + xb).update(repeating: 0, count: ob.width - xb) }
+                let src = v + py * w + (ob.x - plane.x)
+                for x in xa..<xb { dst[x] = lut[Int(UInt32(min(max(src[x], 0), 1) * 255 + 0.5))] }
             }
         }
         return Sprite(pixmap: out, origin: (ob.x, ob.y))

@@ -457,9 +457,25 @@ public final class KioskApp {
                            reduceMotion: reduceMotion)
     }
 
+    /// Rows per band when a frame is drawn and handed to `present` band by band: a band of a
+    /// 1920-pixel-wide page (480 KB) is still in the core's cache when it is copied out.
+    public static let presentBandRows = 64
+    /// Rectangles smaller than this (pixels, 2 MB) are drawn whole, then presented: a toggle's
+    /// changed rectangle (drag, ambient) is drawn faster in one piece, since each band would
+    /// repeat the toggle's per-layer work.
+    public static let presentBandMinPixels = 1 << 19
+
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
     /// Returns the rectangles (pixels) that changed and must be presented.
-    public func renderFrame(at time: Double) -> [IntRect] {
+    ///
+    /// With `present`, each large changed rectangle is drawn in bands of `presentBandRows` rows and
+    /// every band is handed to `present` as soon as it is finished, while its rows are still in
+    /// the cache (fill, composite and the presenter's copy touch each row back to back); the
+    /// FPS overlay's rectangle follows last. The pixels are the same as without (drawing is
+    /// clip-independent, tested), and the returned rectangles too. Frames drawn from scratch
+    /// (`incremental == false`) are drawn whole and then presented, since every piece would be
+    /// rasterized again for each band.
+    public func renderFrame(at time: Double, present: ((IntRect) -> Void)? = nil) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
         let colors = colors(at: time)
         let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout)
@@ -479,13 +495,27 @@ public final class KioskApp {
                 }
             }
         }
-        for r in dirty { drawPage(clip: r, colors: colors, toggles: toggles) }
+        for r in dirty {
+            guard let present, incremental, r.area >= Self.presentBandMinPixels else {
+                drawPage(clip: r, colors: colors, toggles: toggles)
+                present?(r)
+                continue
+            }
+            var y = r.minY
+            while y < r.maxY {
+                let band = IntRect(x: r.minX, y: y, width: r.width, height: min(Self.presentBandRows, r.maxY - y))
+                drawPage(clip: band, colors: colors, toggles: toggles)
+                present(band)
+                y += band.height
+            }
+        }
         shownStatic = key
         shownToggles = toggles
         if options.showFPS {
             let page = colors[.pageBackground].premultiplied8.packed
             let r = fps.draw(on: canvas, page: page, force: !dirty.isEmpty && dirty[0] == frame.bounds)
             if !r.isEmpty, !(dirty.first.map { $0.contains(r) } ?? false) { dirty.append(r) }
+            if !r.isEmpty { present?(r) }
         }
         return dirty
     }
@@ -524,7 +554,7 @@ public final class KioskApp {
         guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
         let capsule = Path.roundedRect(r, radius: r.height / 2)
         // The material: a blurred copy of what lies behind (the page background), tinted.
-        let sprite = material.sprite(for: r.roundedOut, background: background, tint: colors[.materialTint],
+        let sprite = material.sprite(for: r, background: background, tint: colors[.materialTint],
                                      sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
         canvas.draw(sprite, mask: .path(capsule, .nonZero))
         canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
@@ -596,6 +626,8 @@ public final class KioskApp {
 
     /// How many times the button's material backdrop was built (blurred and tinted).
     public var materialBuilds: Int { material.builds }
+    /// How many of those builds blurred (the rest were one colour, see `MaterialCache`).
+    public var materialBlurs: Int { material.blurredBuilds }
 
     /// How many times each label was shaped (checks that shaping is not per frame).
     public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }
@@ -603,13 +635,38 @@ public final class KioskApp {
 
 /// The button's backdrop: the page background behind the capsule, Gaussian-blurred and tinted,
 /// kept until the background, tint or size changes (not recomputed per frame).
+///
+/// What lies behind is one colour, so the blurred backdrop is that colour wherever the blur's
+/// reach stays inside the blurred box — in float arithmetic, only as far as rounding to 8 bits
+/// says so. The cache therefore remembers, per channel value and geometry, whether the blur of
+/// a plane of that value rounds back to the value at every pixel the capsule covers (one
+/// single-channel blur the first time a value is seen; for bright values the rectangle's
+/// extreme corners do not, but the capsule never covers them). When all four channels do, the
+/// backdrop is drawn as the one colour `tint over background`: inside the capsule the same
+/// bytes the full build gives (outside it the sprite is never read), without blurring.
+/// Otherwise, and when drawing from scratch, it is built in full. During a page cross-fade every
+/// frame has a new background, so this keeps the fade from blurring every frame once each
+/// colour level has been seen.
 struct MaterialCache {
     private var key: (rect: IntRect, background: UInt32, tint: UInt32, sigma: Double)?
     private var cached: Sprite?
     private(set) var builds = 0
+    /// Builds that blurred (not derived from the uniform-value table).
+    private(set) var blurredBuilds = 0
+    /// Per channel value: 0 not known, 1 the blurred plane rounds back to it everywhere in the
+    /// rectangle, 2 it does not. Valid for `uniformGeometry`.
+    private var uniform = [UInt8](repeating: 0, count: 256)
+    private var uniformGeometry: (width: Int, height: Int, sigma: Double, margin: Int, capsule: Rect)?
+    /// Per row of the rectangle, the pixels the capsule covers (x ranges, rectangle coordinates).
+    private var covered: [[Range<Int>]] = []
+    private var plane: [Float] = []
+    private var scratch: [Float] = []
 
-    mutating func sprite(for rect: IntRect, background: UInt32, tint: Color, sigma: Double,
+    /// The backdrop for the capsule `capsule` (device pixels; drawn masked by
+    /// `Path.roundedRect(capsule, radius: capsule.height / 2)`), covering `capsule.roundedOut`.
+    mutating func sprite(for capsule: Rect, background: UInt32, tint: Color, sigma: Double,
                          canvasPool: LayerPool, incremental: Bool) -> Sprite {
+        let rect = capsule.roundedOut
         let tintKey = tint.premultiplied8.packed
         if incremental, let k = key, let s = cached, k.rect == rect, k.background == background, k.tint == tintKey, k.sigma == sigma {
             return s
@@ -618,20 +675,87 @@ struct MaterialCache {
         // Backdrop with a margin so the blur has real neighbours at the capsule's edge.
         let margin = Int((sigma * 3).rounded(.up))
         let box = rect.insetBy(dx: -margin, dy: -margin)
-        let pix = Pixmap(width: max(1, box.width), height: max(1, box.height))
-        pix.fill(pix.bounds, with: background)
-        let c = Canvas(pix)
-        c.beginLayer(deviceBounds: pix.bounds)
-        c.fill(deviceRect: pix.bounds, background.color)
-        c.applyBlur(sigma: sigma)
-        c.fill(deviceRect: pix.bounds, tint)
-        let layer = c.endLayerAsSprite()
-        let out = Pixmap(width: max(1, rect.width), height: max(1, rect.height))
-        out.copyRegion(from: layer.pixmap, sourceX: margin, sourceY: margin)
-        let s = Sprite(pixmap: out, origin: (rect.x, rect.y))
+        let width = max(1, rect.width), height = max(1, rect.height)
+        let layerColor = background.color.premultiplied8.packed   // what the layer holds before the blur
+        let s: Sprite
+        if incremental, let c = uniformBackdrop(layerColor, box: box, capsule: capsule, sigma: sigma, margin: margin) {
+            // The blurred layer is `c` everywhere in the rectangle: tint it (src-over, as the fill does).
+            let out = cached.map { $0.pixmap.width == width && $0.pixmap.height == height ? $0.pixmap : nil } ?? nil
+            let pix = out ?? Pixmap(width: width, height: height)
+            pix.fill(pix.bounds, with: Blend.over(tintKey, c))
+            s = Sprite(pixmap: pix, origin: (rect.x, rect.y))
+        } else {
+            blurredBuilds += 1
+            let pix = Pixmap(width: max(1, box.width), height: max(1, box.height))
+            pix.fill(pix.bounds, with: background)
+            let c = Canvas(pix)
+            c.beginLayer(deviceBounds: pix.bounds)
+            c.fill(deviceRect: pix.bounds, background.color)
+            c.applyBlur(sigma: sigma)
+            c.fill(deviceRect: pix.bounds, tint)
+            let layer = c.endLayerAsSprite()
+            let out = Pixmap(width: width, height: height)
+            out.copyRegion(from: layer.pixmap, sourceX: margin, sourceY: margin)
+            s = Sprite(pixmap: out, origin: (rect.x, rect.y))
+        }
         key = (rect, background, tintKey, sigma)
         cached = s
         return s
+    }
+
+    /// The blurred layer's colour inside `rect` when the layer is `color` everywhere and every
+    /// channel's blurred plane rounds back to its value there (then colour ≤ alpha, as the
+    /// blur leaves it); nil when some channel does not, or the box is degenerate.
+    private mutating func uniformBackdrop(_ color: UInt32, box: IntRect, capsule: Rect, sigma: Double, margin: Int) -> UInt32? {
+        let w = box.width, h = box.height, rect = capsule.roundedOut
+        guard w > 0, h > 0, rect.width > 0, rect.height > 0, sigma > 0 else { return nil }
+        if let g = uniformGeometry, g.width == w, g.height == h, g.sigma == sigma, g.margin == margin, g.capsule == capsule {
+        } else {
+            uniformGeometry = (w, h, sigma, margin, capsule)
+            uniform = [UInt8](repeating: 0, count: 256)
+            // Where the capsule's coverage is not zero: the pixels the masked draw can change.
+            var rows = [[Range<Int>]](repeating: [], count: rect.height)
+            let rx = rect.x, ry = rect.y
+            Rasterizer().fill(Path.roundedRect(capsule, radius: capsule.height / 2), clip: rect) { y, x, n, cov in
+                var i = 0
+                while i < n {
+                    while i < n && cov[i] == 0 { i += 1 }
+                    let start = i
+                    while i < n && cov[i] != 0 { i += 1 }
+                    let lo: Int = x - rx + start, hi: Int = x - rx + i
+                    if hi > lo { rows[y - ry].append(lo..<hi) }
+                }
+            }
+            covered = rows
+        }
+        for shift in [0, 8, 16, 24] as [UInt32] {
+            let v = Int((color >> shift) & 0xFF)
+            if v == 0 { continue }                      // zeros blur to zeros
+            if uniform[v] == 0 { uniform[v] = roundsBack(v, width: w, height: h, sigma: sigma, margin: margin) ? 1 : 2 }
+            if uniform[v] != 1 { return nil }
+        }
+        var c = PremultipliedRGBA8(packed: color)
+        c.r = min(c.r, c.a); c.g = min(c.g, c.a); c.b = min(c.b, c.a)
+        return c.packed
+    }
+
+    /// Blurs a `width`×`height` plane of value `v` as `Canvas.applyBlur` blurs a channel and
+    /// checks that it rounds to `v` at every covered pixel (the rectangle sits `margin` in).
+    private mutating func roundsBack(_ v: Int, width w: Int, height h: Int, sigma: Double, margin: Int) -> Bool {
+        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
+        let covered = self.covered
+        return plane.withUnsafeMutableBufferPointer { pb in
+            let p = pb.baseAddress!
+            p.update(repeating: Float(v), count: w * h)
+            GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
+            for (y, runs) in covered.enumerated() {
+                let row = p + (y + margin) * w + margin
+                for run in runs {
+                    for x in run where Int(UInt32(clamp(Double(row[x]), 0, 255) + 0.5)) != v { return false }
+                }
+            }
+            return true
+        }
     }
 }
 

@@ -7,11 +7,13 @@ import Darwin
 import Raster
 import KioskEngine
 import KioskSupport
+import Text
 
 /// `darkmode-kiosk bench`: the real app and renderer on a virtual 60 Hz clock, with no
 /// display. Each frame is timed from input delivery through update and render to the
-/// "present" copy of the dirty rectangles into a second frame (what an SDL texture upload
-/// would move). The first frames are a warm-up and are not counted.
+/// "present" copy of the dirty rectangles into a second frame (what an SDL upload moves),
+/// made band by band as the app finishes them (`KioskApp.renderFrame(at:present:)`, as the
+/// SDL host presents). The first frames are a warm-up and are not counted.
 public struct BenchRunner {
     public static let budgetMs = 1000.0 / 60
     public static let defaultFrames = 600
@@ -21,13 +23,21 @@ public struct BenchRunner {
     public var scale: Double
     public var frames: Int
     public var fullRedraw: Bool
+    /// The page's words and who shapes and draws them: the kiosk's own (HarfBuzz/FreeType via
+    /// `PageTypesetter`) so labels and button text cost what they cost on the screen; nil
+    /// measures a page without text.
+    public var strings: PageStrings
+    public var typesetter: LabelTypesetter?
 
     public init(size: PixelSize = PixelSize(width: 1920, height: 1080), scale: Double = 2,
-                frames: Int = BenchRunner.defaultFrames, fullRedraw: Bool = false) {
+                frames: Int = BenchRunner.defaultFrames, fullRedraw: Bool = false,
+                strings: PageStrings = .english, typesetter: LabelTypesetter? = nil) {
         self.size = size
         self.scale = scale
         self.frames = frames
         self.fullRedraw = fullRedraw
+        self.strings = strings
+        self.typesetter = typesetter
     }
 
     public struct ScenarioResult: Equatable, Sendable {
@@ -46,7 +56,8 @@ public struct BenchRunner {
 
     public func run(_ scenario: BenchScenario, onCommit: @escaping (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
         let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
-                                                 reduceMotion: scenario == .idle),
+                                                 reduceMotion: scenario == .idle,
+                                                 strings: strings, typesetter: typesetter),
                            isDarkMode: false)
         app.incremental = !fullRedraw
         let script = BenchScript.make(scenario, toggle: app.toggleFrame)
@@ -59,8 +70,8 @@ public struct BenchRunner {
         for i in 0..<(frames + Self.warmUpFrames) {
             // One frame: input delivery, update, render, and the "present" copy.
             let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
-            let dirty = driver.step().dirty
-            for r in dirty { presented.copy(r, from: app.frame) }
+            // The app hands each finished band to the copy while its rows are in the cache.
+            let dirty = driver.step(present: { presented.copy($0, from: app.frame) }).dirty
             let w1 = Clock.monotonic(), c1 = Clock.threadCPU()
             guard i >= Self.warmUpFrames else { continue }
             wall.append((w1 - w0) * 1000)
@@ -107,8 +118,9 @@ public struct BenchRunner {
 
     /// Human-readable table. The two ratio columns are p50 and p99 over the yardstick's p50.
     public static func table(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
-                             peakRSSMB: Double) -> String {
-        var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, frame budget 16.67 ms",
+                             peakRSSMB: Double, withText: Bool = true) -> String {
+        var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, frame budget 16.67 ms, "
+                        + (withText ? "the full page (labels and button text via HarfBuzz/FreeType)" : "the page WITHOUT text (no fonts found)"),
                      "yardstick: fill + copy of one \(size.width)x\(size.height) frame, p50 " + f3(yardstick.p50)
                         + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds)",
                      pad("scenario", 9) + pad("frames", 7) + pad("p50 ms", 9) + pad("p95 ms", 9) + pad("p99 ms", 9)
@@ -132,11 +144,12 @@ public struct BenchRunner {
 
     /// The `--json` document.
     public static func json(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
-                            peakRSSMB: Double) -> String {
+                            peakRSSMB: Double, withText: Bool = true) -> String {
         func n(_ d: Double) -> JSONValue { .number(JSONNumber(rounded(d, places: 3)) ?? JSONNumber(0)!) }
         var root = JSONObject()
         root["size"] = .array([n(Double(size.width)), n(Double(size.height))])
         root["scale"] = n(scale)
+        root["text"] = .bool(withText)
         var yd = JSONObject()
         yd["what"] = .string("fill + copy of one frame of the benchmarked size")
         var yms = JSONObject()
@@ -173,15 +186,20 @@ public enum BenchCommand {
     public static func run(_ o: BenchOptions, output: (String) -> Void) throws(KioskError) {
         let size = o.size ?? PixelSize(width: 1920, height: 1080)
         let scale = o.scale ?? 2
-        let runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
+        // The kiosk's own text (English): without fonts the page is measured without labels, and says so.
+        let text = PageText.make(language: .english, warn: { StandardError.log("bench: " + $0) })
+        let runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw,
+                                 strings: text.strings, typesetter: text.typesetter)
         let results = try o.scenario.expanded.map { s throws(KioskError) in s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s) }
         // Peak memory before the yardstick's two frames, which the app would not hold.
         let rss = Clock.peakRSSMB()
         let yardstick = BenchRunner.measureYardstick(size: size)
-        output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss))
+        output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
+                                 withText: text.typesetter != nil))
         if let path = o.jsonPath {
             do {
-                try OutputFile.write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss) + "\n").utf8), to: path)
+                try OutputFile.write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
+                                                             withText: text.typesetter != nil) + "\n").utf8), to: path)
             } catch {
                 throw .runtime("bench --json: \(error)")
             }

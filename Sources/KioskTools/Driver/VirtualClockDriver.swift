@@ -95,12 +95,12 @@ public final class VirtualClockDriver {
     /// Delivers every event due at or before the next frame's time, renders that frame, and
     /// moves on to the following one.
     @discardableResult
-    public func step() -> Frame {
+    public func step(present: ((IntRect) -> Void)? = nil) -> Frame {
         let k = nextFrame, t = time(ofFrame: k)
         while let due = input.nextTime(), due <= t {
             deliver(input.next())
         }
-        let dirty = renders ? app.renderFrame(at: t) : []
+        let dirty = renders ? app.renderFrame(at: t, present: present) : []
         nextFrame = k + 1
         framesStepped += 1
         lastFrameTime = t
