@@ -133,19 +133,20 @@ public final class KioskApp {
     /// The same summary (the name sd_notify STATUS uses).
     public var statusSummary: String { accessibilitySummary }
 
-    /// Each control's accessibility label and value: both toggles "Dark Mode" On/Off, the button
-    /// "Follow System Appearance" On/Off.
+    /// Each control's accessibility label and value, each toggle from its own state: both
+    /// toggles "Dark Mode (<group label>)" On/Off, the button "Follow System Appearance" On/Off.
     public var controlAccessibility: [(control: PageControl, label: String, value: String)] {
-        let mode = accessibility
-        return [(.original, "\(mode.label) (\(options.strings.original))", mode.value),
-                (.vivid, "\(mode.label) (\(options.strings.vivid))", mode.value),
+        let original = interactions[0].accessibility, vivid = interactions[1].accessibility
+        return [(.original, "\(original.label) (\(options.strings.original))", original.value),
+                (.vivid, "\(vivid.label) (\(options.strings.vivid))", vivid.value),
                 (.button, options.strings.followSystemAppearance,
                  followsSystem ? AccessibilityState.valueOn : AccessibilityState.valueOff)]
     }
 
-    /// All three controls in one line, for the window title and `replay`.
+    /// All three controls in one line, for the window title: "Dark Mode (Original): On ·
+    /// Dark Mode (Vivid): On · Follow System Appearance: Off".
     public var pageAccessibilitySummary: String {
-        controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: "; ")
+        controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: " · ")
     }
 
     /// The original toggle's frame on the page, in points.
