@@ -69,8 +69,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     do { language = try Language.resolve(explicit: settings.language, environment: processEnvironment()) } catch {
         throw .usage("--lang: \(error)")
     }
+    let background = try PageBackgroundFile.load(settings.background, configFile: flags.configPath)
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
+        if let background { StandardOutput.line("page background images: " + PageBackgroundFile.summary(background)) }
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
             StandardOutput.line(line)
@@ -93,7 +95,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let status = SDLHost.run(host, makeApp: { page in
         let system = live.initialAppearance()
         var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
-                                            colors: colors, strings: text.strings, typesetter: text.typesetter)
+                                            colors: colors, strings: text.strings, typesetter: text.typesetter,
+                                            background: background)
         // The desktop's accessibility hints, unless a flag or the config forces them on.
         if !settings.reduceMotionForced, system.hints.reducedMotion == true { options.reduceMotion = true }
         if !options.highContrast, system.hints.highContrast == true { options.highContrast = true }

@@ -19,6 +19,8 @@ public struct KioskOptions {
     /// The page's words and who shapes them (nil: estimated sizes, no text drawn).
     public var strings: PageStrings
     public var typesetter: LabelTypesetter?
+    /// Background images for light and dark (nil: the page colour alone).
+    public var background: PageBackground?
 
     /// The page's light and dark background (the `pageBackground` colour set).
     public var theme: PageTheme {
@@ -32,7 +34,8 @@ public struct KioskOptions {
     public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, reduceMotion: Bool = false,
                 showFPS: Bool = false, toggleWidth: Double = 260, theme: PageTheme? = nil,
                 colors: ColorSets = .standard, highContrast: Bool = false,
-                strings: PageStrings = .english, typesetter: LabelTypesetter? = nil) {
+                strings: PageStrings = .english, typesetter: LabelTypesetter? = nil,
+                background: PageBackground? = nil) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale
@@ -43,6 +46,7 @@ public struct KioskOptions {
         self.highContrast = highContrast
         self.strings = strings
         self.typesetter = typesetter
+        self.background = background
         if let theme { self.theme = theme }
     }
 }
@@ -86,6 +90,9 @@ public final class KioskApp {
     private var shownStatic: StaticKey?
     private var shownToggles: [ToggleFrame?] = [nil, nil]
     private var material = MaterialCache()
+    /// The background images scaled and composed for this page size and colours.
+    private var preparedBackground = PreparedBackground()
+    private var backdropMaterial = BackdropMaterialCache()
     /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
     /// that shows what caching and invalidation buy.
     public var incremental = true
@@ -414,6 +421,22 @@ public final class KioskApp {
         var buttonText: String
         var focus: PageControl?
         var layout: PageLayout
+        /// With background images: their cross-fade weight and composed pages; else -1, 0.
+        var backgroundWeight: Int
+        var backgroundGeneration: Int
+    }
+
+    /// The background images' cross-fade weight at darkness `d` (0 light … 256 dark).
+    static func backgroundWeight(darkness d: Double) -> UInt32 { UInt32((clamp(d, 0, 1) * 256).rounded()) }
+
+    /// The background images ready for this size and these colours; nil without images.
+    private func backgroundImages() -> PreparedBackground? {
+        guard let bg = options.background, !bg.isEmpty else { return nil }
+        let page = options.colors[.pageBackground]
+        let (l, d) = options.highContrast ? (page.highContrastLight, page.highContrastDark) : (page.light, page.dark)
+        preparedBackground.prepare(bg, width: frame.width, height: frame.height,
+                                   lightColor: l.premultiplied8.packed, darkColor: d.premultiplied8.packed)
+        return preparedBackground
     }
 
     /// A toggle's frame state at `time`.
@@ -428,7 +451,10 @@ public final class KioskApp {
     public func renderFrame(at time: Double) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
         let colors = colors(at: time)
-        let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout)
+        let images = backgroundImages()
+        let weight = Self.backgroundWeight(darkness: pageFade.value(at: time))
+        let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout,
+                            backgroundWeight: images == nil ? -1 : Int(weight), backgroundGeneration: images?.generation ?? 0)
         let toggles = [toggleFrameState(0, at: time), toggleFrameState(1, at: time)]
         var dirty: [IntRect] = []
         if !incremental || key != shownStatic {
@@ -445,7 +471,7 @@ public final class KioskApp {
                 }
             }
         }
-        for r in dirty { drawPage(clip: r, colors: colors, toggles: toggles) }
+        for r in dirty { drawPage(clip: r, colors: colors, toggles: toggles, images: images, weight: weight) }
         shownStatic = key
         shownToggles = toggles
         if options.showFPS {
@@ -457,11 +483,17 @@ public final class KioskApp {
     }
 
     /// Draws everything that touches `clip`: background, labels, toggles, button, focus ring.
-    private func drawPage(clip: IntRect, colors: ResolvedColors, toggles: [ToggleFrame]) {
+    private func drawPage(clip: IntRect, colors: ResolvedColors, toggles: [ToggleFrame], images: PreparedBackground?,
+                          weight: UInt32) {
         canvas.clip = clip
         canvas.transform = .identity
         let background = colors[.pageBackground].premultiplied8.packed
-        frame.fill(clip, with: background)
+        if let images {
+            let r = clip.intersection(frame.bounds)
+            images.draw(r, weight: weight, into: frame, at: (r.x, r.y))
+        } else {
+            frame.fill(clip, with: background)
+        }
         let s = layout.scale, k = layout.effectiveScale
         // Labels.
         for (i, box) in [layout.originalLabelBox, layout.vividLabelBox].enumerated() {
@@ -479,19 +511,24 @@ public final class KioskApp {
             canvas.clip = clip
             canvas.transform = .identity
         }
-        drawButton(clip: clip, colors: colors, background: background)
+        drawButton(clip: clip, colors: colors, background: background, images: images, weight: weight)
         if focusVisible { drawFocusRing(clip: clip, colors: colors) }
         canvas.clip = frame.bounds
         canvas.transform = .identity
     }
 
-    private func drawButton(clip: IntRect, colors: ResolvedColors, background: UInt32) {
+    private func drawButton(clip: IntRect, colors: ResolvedColors, background: UInt32, images: PreparedBackground?,
+                            weight: UInt32) {
         let r = layout.buttonPixelFrame, k = layout.effectiveScale
         guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
         let capsule = Path.roundedRect(r, radius: r.height / 2)
-        // The material: a blurred copy of what lies behind (the page background), tinted.
-        let sprite = material.sprite(for: r.roundedOut, background: background, tint: colors[.materialTint],
-                                     sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
+        // The material: a blurred copy of what lies behind (the page background, or the
+        // background images cross-fading), tinted.
+        let sprite = images.map {
+            backdropMaterial.sprite(for: r.roundedOut, background: $0, weight: weight, tint: colors[.materialTint],
+                                    sigma: 10 * k, incremental: incremental)
+        } ?? material.sprite(for: r.roundedOut, background: background, tint: colors[.materialTint],
+                             sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
         canvas.draw(sprite, mask: .path(capsule, .nonZero))
         canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
         // Icon and label.
@@ -562,6 +599,10 @@ public final class KioskApp {
 
     /// How many times the button's material backdrop was built (blurred and tinted).
     public var materialBuilds: Int { material.builds }
+    /// How many times the background images were scaled to the page, and how many times the
+    /// material's backdrop over them was blurred.
+    public var backgroundScalings: Int { preparedBackground.scalings }
+    public var backdropBlurs: Int { backdropMaterial.blurs }
 
     /// How many times each label was shaped (checks that shaping is not per frame).
     public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }
