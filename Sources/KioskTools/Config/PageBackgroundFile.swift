@@ -20,7 +20,7 @@ public enum PageBackgroundFile {
             switch decode(path: path) {
             case .success(let p): return p
             case .failure(let problem):
-                problems.append((configFile.map { "config file \($0): " } ?? "") + "page.background.\(key): \(path): \(problem)")
+                problems.append((configFile.map { "config file \($0): " } ?? "") + "page.background.\(key): \(path): \(problem.text)")
                 return nil
             }
         }
