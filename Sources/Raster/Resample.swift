@@ -52,9 +52,14 @@ public enum Resample {
                     w[min(max(j, 0), sourceSize - 1) - a] += k
                     total += k
                 }
-                first[i] = a
-                count[i] = m
-                for k in 0..<m { weights[i * stride + k] = Float(total != 0 ? w[k] / total : (k == 0 ? 1 : 0)) }
+                // Taps of weight exactly zero at either end (the kernel's zeros at whole
+                // distances, e.g. every tap but one at scale 1) are dropped: same result, less work.
+                var lo0 = 0, hi0 = m - 1
+                while lo0 < hi0 && w[lo0] == 0 { lo0 += 1 }
+                while hi0 > lo0 && w[hi0] == 0 { hi0 -= 1 }
+                first[i] = a + lo0
+                count[i] = hi0 - lo0 + 1
+                for k in lo0...hi0 { weights[i * stride + k - lo0] = Float(total != 0 ? w[k] / total : (k == lo0 ? 1 : 0)) }
             }
         }
 
