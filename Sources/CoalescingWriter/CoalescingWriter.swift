@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Saves values off the caller's thread: `submit` hands the newest value to one background
 /// thread and returns at once (it only takes a mutex); the thread saves through the injected
@@ -33,9 +35,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                 onError: @escaping @Sendable (Error) -> Void = { _ in }) {
         core = Core(isSame: isSame, save: save, onError: onError)
         let core = self.core
-        let thread = Thread { core.run() }
-        thread.name = name
-        thread.start()
+        WriterThread.start(name: name) { core.run() }
     }
 
     deinit { core.stop() }
@@ -66,7 +66,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
     public var statistics: Statistics { core.statistics }
 
     private final class Core: @unchecked Sendable {
-        private let condition = NSCondition()
+        private let condition = Condition()
         private let isSame: (@Sendable (Value, Value) -> Bool)?
         private let save: @Sendable (Value) throws -> Void
         private let onError: @Sendable (Error) -> Void
@@ -107,7 +107,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         }
 
         func flush(timeout: Double) -> FlushResult {
-            let deadline = Date(timeIntervalSinceNow: max(0, timeout))
+            let deadline = Condition.deadline(after: max(0, timeout))
             condition.lock(); defer { condition.unlock() }
             while finishedGeneration < submittedGeneration {
                 if stopped && pending == nil { break }  // the thread is gone; nothing more will finish
@@ -160,5 +160,80 @@ extension CoalescingWriter where Value: Equatable {
                             save: @escaping @Sendable (Value) throws -> Void,
                             onError: @escaping @Sendable (Error) -> Void = { _ in }) {
         self.init(name: name, isSame: { $0 == $1 }, save: save, onError: onError)
+    }
+}
+
+/// A mutex with a condition variable (pthread), timed waits on CLOCK_MONOTONIC. Plain POSIX,
+/// so the kiosk does not load Foundation (about 8 MB of resident libraries) for one thread.
+final class Condition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func broadcast() { pthread_cond_broadcast(cond) }
+    /// Waits (the mutex held) until woken.
+    func wait() { pthread_cond_wait(cond, mutex) }
+
+    /// CLOCK_MONOTONIC `seconds` from now.
+    static func deadline(after seconds: Double) -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let whole = seconds.rounded(.down)
+        var ns = Int(now.tv_nsec) + Int((seconds - whole) * 1e9)
+        var sec = Int(now.tv_sec) + Int(min(whole, 1e9))
+        if ns >= 1_000_000_000 { ns -= 1_000_000_000; sec += 1 }
+        return timespec(tv_sec: sec, tv_nsec: ns)
+    }
+
+    /// Waits (the mutex held) until woken or `deadline` passes; false when it passed.
+    func wait(until deadline: timespec) -> Bool {
+        var d = deadline
+        return pthread_cond_timedwait(cond, mutex, &d) != ETIMEDOUT
+    }
+}
+
+/// Starts a detached, named pthread running `body`.
+enum WriterThread {
+    private final class Start {
+        let name: String
+        let body: () -> Void
+        init(name: String, body: @escaping () -> Void) { self.name = name; self.body = body }
+    }
+
+    static func start(name: String, _ body: @escaping () -> Void) {
+        let start = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { raw in
+            let s = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            // The thread's name (top -H, debuggers): pthread_setname_np is a GNU extension
+            // Swift does not import; /proc/thread-self/comm is the same (at most 15 bytes).
+            let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+            if fd >= 0 {
+                let bytes = Array(s.name.utf8.prefix(15))
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                close(fd)
+            }
+            s.body()
+            return nil
+        }, start)
+        precondition(rc == 0, "cannot start the \(name) thread (pthread_create: \(rc))")
+        pthread_detach(thread)
     }
 }

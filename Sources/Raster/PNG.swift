@@ -56,10 +56,24 @@ public enum PNG {
         if let maxPixels, w * h > maxPixels {
             throw Failure(description: "\(w)x\(h) pixels is \(w * h) pixels, more than the limit of \(maxPixels)")
         }
-        var rgba = [UInt8](repeating: 0, count: w * h * 4)
-        let ok2 = rgba.withUnsafeMutableBytes { png_image_finish_read(&image, nil, $0.baseAddress, 0, nil) }
+        // Straight RGBA straight into the pixmap's memory (R, G, B, A bytes, as the pixmap
+        // stores them), then premultiplied in place: no second copy of the image.
+        let pixmap = Pixmap(width: w, height: h)
+        let ok2 = png_image_finish_read(&image, nil, UnsafeMutableRawPointer(pixmap.pixels), 0, nil)
         guard ok2 != 0 else { throw Failure(description: "PNG decoding failed: \(message(image))") }
-        return Pixmap(width: w, height: h, straightRGBA: rgba)
+        premultiplyInPlace(pixmap.pixels, count: w * h)
+        return pixmap
+    }
+
+    /// Straight-alpha pixels (R, G, B, A bytes) → premultiplied, the same rounding as
+    /// `StraightRGBA8.premultiplied`; opaque pixels are left as they are.
+    static func premultiplyInPlace(_ p: UnsafeMutablePointer<UInt32>, count: Int) {
+        for i in 0..<count {
+            let v = p[i], a = v &>> 24
+            if a == 255 { continue }
+            let r = div255((v & 0xFF) &* a), g = div255(((v &>> 8) & 0xFF) &* a), b = div255(((v &>> 16) & 0xFF) &* a)
+            p[i] = r | g &<< 8 | b &<< 16 | a &<< 24
+        }
     }
 
     private static func message(_ image: png_image) -> String {

@@ -130,6 +130,16 @@ import Testing
         }
     }
 
+    /// Decoding writes straight into the pixmap and premultiplies in place: the same pixels
+    /// as premultiplying the straight bytes the file holds (translucent and opaque pixels).
+    @Test func pngDecodePremultipliesLikeTheStraightPath() throws {
+        let p = Self.random(57, 31, seed: 9)
+        let decoded = try PNG.decode(PNG.encode(p))
+        let expected = Pixmap(width: 57, height: 31, straightRGBA: p.straightRGBABytes())
+        for y in 0..<31 { for x in 0..<57 { #expect(decoded[x, y] == expected[x, y], "(\(x), \(y))") } }
+        #expect((0..<57).contains { p.color(x: $0, y: 0).a != 255 && p.color(x: $0, y: 0).a != 0 })
+    }
+
     @Test func pngDecodeRefusesTooManyPixelsBeforeDecoding() throws {
         let p = Self.random(40, 30, seed: 5)
         let bytes = try PNG.encode(p)
