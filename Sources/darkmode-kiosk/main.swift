@@ -79,7 +79,9 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         }
         return 0
     }
-    let text = PageText.make(language: language)
+    // Fonts (fontconfig's configuration and caches, the face, the labels' shaping) load on
+    // their own thread while SDL opens the display; the app waits for them when it is built.
+    let textTask = BackgroundTask { PageText.make(language: language) }
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
@@ -94,6 +96,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                            rotation: settings.rotate, scale: settings.scale)
     let status = SDLHost.run(host, makeApp: { page in
         let system = live.initialAppearance()
+        let text = textTask.value()
         var options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
                                             colors: colors, strings: text.strings, typesetter: text.typesetter,
                                             background: background)
