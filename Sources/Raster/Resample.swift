@@ -69,6 +69,12 @@ public enum Resample {
     /// Scales the part `source` (a rectangle in `image`'s pixels, fractional allowed; it may
     /// reach outside, which repeats the edge pixels) to a new `width × height` pixmap.
     public static func scaled(_ image: Pixmap, source: Rect, width: Int, height: Int) -> Pixmap {
+        // The whole image at its own size: every output pixel is its source pixel (what the
+        // filter gives there too, exactly), so copy.
+        if source == Rect(x: 0, y: 0, width: Double(image.width), height: Double(image.height)),
+           width == image.width, height == image.height {
+            return image.clone()
+        }
         let out = Pixmap(width: width, height: height)
         guard width > 0, height > 0, image.width > 0, image.height > 0, source.width > 0, source.height > 0 else { return out }
         let hx = Taps(n: width, start: source.minX, length: source.width, sourceSize: image.width)

@@ -37,11 +37,15 @@ import Testing
         #expect(Resample.catmullRom(2.5) == 0)
     }
 
-    /// The same size and the whole image: every output pixel is its source pixel.
+    /// The same size and the whole image: every output pixel is its source pixel, through
+    /// the copy shortcut and through the filter (a source rectangle a hair away from whole).
     @Test func sameSizeIsIdentity() {
         let src = Self.random(23, 17, seed: 3)
         let out = Resample.scaled(src, source: Rect(x: 0, y: 0, width: 23, height: 17), width: 23, height: 17)
         for y in 0..<17 { for x in 0..<23 { #expect(out[x, y] == src[x, y]) } }
+        let shifted = Self.random(23, 17, seed: 4)
+        let filtered = Resample.scaled(shifted, source: Rect(x: 1, y: 0, width: 22, height: 17), width: 22, height: 17)
+        for y in 0..<17 { for x in 0..<22 { #expect(filtered[x, y] == shifted[x + 1, y]) } }
     }
 
     /// A flat colour stays exactly that colour at any scale (weights sum to one).

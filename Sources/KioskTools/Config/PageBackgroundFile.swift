@@ -15,21 +15,26 @@ public enum PageBackgroundFile {
     public static func load(_ settings: KioskConfig.Page.Background, configFile: String?) throws(KioskError) -> PageBackground? {
         guard !settings.isEmpty else { return nil }
         var problems: [String] = []
-        func image(_ path: String?, _ key: String) -> Pixmap? {
-            guard let path else { return nil }
-            switch decode(path: path) {
+        func image(_ path: String?, _ key: String, _ outcome: Result<Pixmap, Problem>?) -> Pixmap? {
+            guard let path, let outcome else { return nil }
+            switch outcome {
             case .success(let p): return p
             case .failure(let problem):
                 problems.append((configFile.map { "config file \($0): " } ?? "") + "page.background.\(key): \(path): \(problem.text)")
                 return nil
             }
         }
-        let light = image(settings.light, "light"), dark = image(settings.dark, "dark")
+        // The two images decode at the same time (inflating a large PNG is the slow part of
+        // start-up with images; a second core halves it).
+        let darkPath = settings.dark
+        let darkTask = BackgroundTask { darkPath.map { decode(path: $0) } }
+        let light = image(settings.light, "light", settings.light.map { decode(path: $0) })
+        let dark = image(settings.dark, "dark", darkTask.value())
         guard problems.isEmpty else { throw .input(problems.joined(separator: "\n")) }
         return PageBackground(light: light, dark: dark, fit: settings.fit)
     }
 
-    struct Problem: Error { let text: String }
+    struct Problem: Error, Sendable { let text: String }
 
     /// One image file: read (bounded), checked to be a PNG, decoded (bounded pixels).
     static func decode(path: String) -> Result<Pixmap, Problem> {
