@@ -122,7 +122,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         }
 
         func flush(timeout: Double) -> FlushResult {
-            let deadline = Condition.deadline(after: timeout)
+            let deadline = Condition.deadline(after: max(0, timeout))
             condition.lock(); defer { condition.unlock() }
             while finishedGeneration < submittedGeneration {
                 if stopped && pending == nil { break }  // the thread is gone; nothing more will finish

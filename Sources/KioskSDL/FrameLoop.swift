@@ -62,7 +62,7 @@ final class FrameLoop {
         }
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
         defer { eventHandler?.stop() }
-        window.setTitle(summary: app.accessibilitySummary)
+        window.setTitle(summary: app.pageAccessibilitySummary)
         // The first frame is rendered while the window is hidden, then shown and presented at once.
         _ = app.renderFrame(at: clock.now())
         StartupTrace.mark("rendered")
@@ -103,7 +103,7 @@ final class FrameLoop {
             if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
                 frame(app)
             }
-            window.setTitle(summary: app.accessibilitySummary)
+            window.setTitle(summary: app.pageAccessibilitySummary)
             service.status(app.statusSummary)
         }
         for o in observers { o.loopEnded() }

@@ -244,6 +244,22 @@ public enum Blend {
         }
     }
 
+    /// `dst = a + (b − a)·weight/256` per channel, for a row (weight 0…256): the cross-fade of
+    /// two premultiplied rows. Weight 0 gives `a` exactly, 256 gives `b` exactly; two channels
+    /// per multiply, no lane can overflow (255·256 < 2¹⁶), and a valid premultiplied pair gives
+    /// a valid premultiplied result (the same weights on colour and alpha, rounded down alike).
+    @inlinable
+    public static func lerpSpan(_ dst: UnsafeMutablePointer<UInt32>, _ a: UnsafePointer<UInt32>, _ b: UnsafePointer<UInt32>,
+                                count: Int, weight: UInt32) {
+        let wb = min(weight, 256), wa = 256 &- wb
+        for i in 0..<count {
+            let x = a[i], y = b[i]
+            let rb = ((x & 0x00FF_00FF) &* wa &+ (y & 0x00FF_00FF) &* wb) &>> 8
+            let ga = (((x &>> 8) & 0x00FF_00FF) &* wa &+ ((y &>> 8) & 0x00FF_00FF) &* wb) &>> 8
+            dst[i] = (rb & 0x00FF_00FF) | ((ga & 0x00FF_00FF) &<< 8)
+        }
+    }
+
     @inlinable @inline(__always)
     static func partialLayer(_ dst: UnsafeMutablePointer<UInt32>, _ s: UInt32, opacity: UInt32, mask m: UInt32) {
         if s == 0 { return }

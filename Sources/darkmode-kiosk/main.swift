@@ -73,9 +73,11 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     do { language = try Language.resolve(explicit: settings.language, environment: processEnvironment()) } catch {
         throw .usage("--lang: \(error)")
     }
+    let background = try PageBackgroundFile.load(settings.background, configFile: flags.configPath)
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
         StandardOutput.line(RunSettings.highContrastLine(colors))
+        if let background { StandardOutput.line("page background images: " + PageBackgroundFile.summary(background)) }
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
             StandardOutput.line(line)
@@ -102,7 +104,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         StartupTrace.mark("text")
         let system = live.initialAppearance()
         let options = settings.kioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale,
-                                            colors: colors, strings: text.strings, typesetter: text.typesetter)
+                                            colors: colors, strings: text.strings, typesetter: text.typesetter,
+                                            background: background)
         // The options carry what a flag or the config forces on; the app follows the desktop's
         // contrast and reduced-motion hints (in `system`, and live afterwards) for the rest.
         return KioskApp(options: options, preference: preference, system: system)

@@ -80,6 +80,25 @@ import Testing
         #expect(b.appearancePreference == .dark)
     }
 
+    /// The window title's line: all three controls' accessibility label and value, in focus
+    /// order, through a tap on a toggle, a tap on the button and another language.
+    @Test func titleLineCarriesAllThreeControls() {
+        let a = app(preference: .system)
+        #expect(a.pageAccessibilitySummary
+            == "Dark Mode (Original): Off · Dark Mode (Vivid): Off · Follow System Appearance: On")
+        #expect(tap(a, .vivid, at: 1) == .preferenceChanged(.dark))
+        #expect(a.pageAccessibilitySummary
+            == "Dark Mode (Original): On · Dark Mode (Vivid): On · Follow System Appearance: Off")
+        #expect(tap(a, .button, at: 3) == .preferenceChanged(.system))
+        #expect(a.pageAccessibilitySummary
+            == "Dark Mode (Original): Off · Dark Mode (Vivid): Off · Follow System Appearance: On")
+        a.setStrings(PageStrings(original: "原版", vivid: "鲜明", useSystemSetting: "使用系统设置",
+                                 followingSystem: "跟随系统", followSystemAppearance: "跟随系统外观"))
+        #expect(a.pageAccessibilitySummary == "Dark Mode (原版): Off · Dark Mode (鲜明): Off · 跟随系统外观: On")
+        // The systemd STATUS= line keeps its one-toggle form.
+        #expect(a.statusSummary == "Dark Mode: Off (following system)")
+    }
+
     @Test func tabMovesFocusAndSpaceActivatesTheFocusedControl() {
         let a = app(preference: .light)
         #expect(a.focus == .original && !a.focusVisible)

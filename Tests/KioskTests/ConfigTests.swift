@@ -32,6 +32,9 @@ import Appearance
         c.theme.dark.page = ConfigColor(r: 4, g: 5, b: 6)
         c.reduceMotion = true
         c.preferences = "/somewhere"
+        c.page.background.light = "/l.png"
+        c.page.background.dark = "/d.png"
+        c.page.background.fit = .contain
         c.appearance = AppearanceConfig(systemSources: [.schedule], lightSensor: LightSensorSettings(darkBelowLux: 1, lightAboveLux: 2, holdSeconds: 3),
                                         schedule: .fixed(darkFrom: WallClock(hour: 1, minute: 2)!, lightFrom: WallClock(hour: 3, minute: 4)!))
         return c
@@ -93,6 +96,21 @@ import Appearance
         #expect(c.preferences == nil)
     }
 
+    @Test func backgroundImagePathsAreRelativeToTheConfigFile() throws {
+        let c = try decode(#"{"page": {"background": {"light": "img/day.png", "dark": "/srv/night.png", "fit": "contain"}}}"#,
+                           file: "/etc/kiosk/kiosk.json")
+        #expect(c.page.background.light == "/etc/kiosk/img/day.png")
+        #expect(c.page.background.dark == "/srv/night.png")
+        #expect(c.page.background.fit == .contain)
+        #expect(try decode(#"{"page": {"background": null}}"#).page.background.isEmpty)
+        // Keys left out keep the base's values; null clears one appearance.
+        var base = KioskConfig.defaults
+        base.page.background.light = "/a.png"
+        base.page.background.dark = "/b.png"
+        let d = try KioskConfig.decode(Array(#"{"page": {"background": {"dark": null}}}"#.utf8), file: "f", base: base)
+        #expect(d.page.background.light == "/a.png" && d.page.background.dark == nil && d.page.background.fit == .cover)
+    }
+
     @Test func relativePreferencesPathIsRelativeToTheConfigFile() throws {
         #expect(try decode(#"{"preferences": "state/prefs.json"}"#, file: "/etc/kiosk/kiosk.json").preferences == "/etc/kiosk/state/prefs.json")
         #expect(try decode(#"{"preferences": "/var/p.json"}"#).preferences == "/var/p.json")
@@ -123,6 +141,13 @@ import Appearance
         (#"{"preferences": ""}"#, "preferences: expected a file path or null", ""),
         (#"{"preferences": 3}"#, "preferences: expected a file path or null, found a number", ""),
         (#"{"reduceMotion": 1}"#, "reduceMotion: expected true or false", ""),
+        (#"{"page": {"background": {"light": 3}}}"#, "page.background.light: expected a PNG file path or null, found a number", ""),
+        (#"{"page": {"background": {"dark": ""}}}"#, "page.background.dark: expected a PNG file path or null, found an empty string", ""),
+        (#"{"page": {"background": {"fit": "cove"}}}"#, #"page.background.fit: expected "cover" or "contain", found "cove""#, #"did you mean "cover"?"#),
+        (#"{"page": {"background": {"fit": 1}}}"#, "page.background.fit: expected", "found a number"),
+        (#"{"page": {"background": {"lihgt": "a.png"}}}"#, #"unknown key "page.background.lihgt""#, #"did you mean "page.background.light"?"#),
+        (#"{"page": {"background": "a.png"}}"#, "page.background: expected an object, found a string", ""),
+        (#"{"page": {"image": null}}"#, #"unknown key "page.image""#, ""),
         ("[]", "expected a JSON object at the top level, found an array", ""),
         (#"{"display": {}, "display": {}}"#, "duplicate key", "line 1"),
         ("{\n  \"a\": 1,\n}", "trailing comma", "line 3"),

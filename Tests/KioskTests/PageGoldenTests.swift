@@ -16,11 +16,25 @@ import KioskSupport
         ("page-high-contrast-light.png", ["--light", "--high-contrast"]),
         ("page-high-contrast-dark.png", ["--dark", "--high-contrast"]),
         ("page-zh-Hans-system.png", ["--appearance", "system", "--lang", "zh-Hans"]),
+        // Background images (PageGoldens/background: two 32×18 PNGs and the config naming
+        // them relative to itself), scaled to cover the page; the material blurs them.
+        ("page-background-light.png", ["--light", "--config", "@background/kiosk.json"]),
+        ("page-background-dark.png", ["--dark", "--config", "@background/kiosk.json"]),
     ]
 
-    @Test(arguments: 0..<5)
+    /// A resource of the test bundle's PageGoldens folder.
+    static func resource(_ name: String) throws -> String {
+        let folder = name.split(separator: "/").dropLast().joined(separator: "/"), file = String(name.split(separator: "/").last!)
+        guard let p = Bundle.module.path(forResource: file, ofType: nil, inDirectory: folder.isEmpty ? "PageGoldens" : "PageGoldens/\(folder)") else {
+            throw KioskError.input("missing test resource PageGoldens/\(name)")
+        }
+        return p
+    }
+
+    @Test(arguments: 0..<7)
     func matchesGolden(index: Int) throws {
-        let (file, flags) = Self.cases[index]
+        let (file, given) = Self.cases[index]
+        let flags = try given.map { $0.hasPrefix("@") ? try Self.resource(String($0.dropFirst())) : $0 }
         guard case .render(let o) = try CommandLineParser.parse(["render", "--out", "x.png", "--page", "368x800", "--scale", "0.876"] + flags + (flags.contains("--lang") ? [] : ["--lang", "en"])) else {
             Issue.record("not a render command"); return
         }

@@ -11,10 +11,11 @@ import Testing
 /// with no caches at all.
 @Suite struct PartialRenderingTests {
     /// Drives three apps with identical input: incremental, forced whole-page, uncached.
-    static func compare(seed: UInt64, seconds: Double, size: PixelSize, scale: Double, showFPS: Bool) -> (frames: Int, partialFrames: Int, mismatches: [String]) {
+    static func compare(seed: UInt64, seconds: Double, size: PixelSize, scale: Double, showFPS: Bool,
+                        background: PageBackground? = nil) -> (frames: Int, partialFrames: Int, mismatches: [String]) {
         // The whole page: labels drawn (boxes from the fake typesetter), both toggles, the button.
         let options = KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, showFPS: showFPS, toggleWidth: 80,
-                                   typesetter: EstimatingTypesetter(drawsBoxes: true))
+                                   typesetter: EstimatingTypesetter(drawsBoxes: true), background: background)
         let incremental = KioskApp(options: options, isDarkMode: false)
         let whole = KioskApp(options: options, isDarkMode: false)
         let scratch = KioskApp(options: options, isDarkMode: false)
@@ -78,6 +79,34 @@ import Testing
         let r = Self.compare(seed: seed, seconds: 8, size: PixelSize(width: 400, height: 260), scale: scale, showFPS: showFPS)
         #expect(r.mismatches.isEmpty, "seed \(seed): \(r.mismatches)")
         // The comparison means something only if most frames were partial.
+        #expect(r.partialFrames > r.frames / 4, "seed \(seed): only \(r.partialFrames) of \(r.frames) frames were partial")
+    }
+
+    /// An image whose every pixel differs from its neighbours (gradients and a seeded pattern,
+    /// some of it translucent so the page colour shows through): a background drawn from the
+    /// wrong place or at the wrong cross-fade weight shows up.
+    static func patterned(_ w: Int, _ h: Int, seed: UInt64) -> Pixmap {
+        let p = Pixmap(width: w, height: h)
+        var s = seed
+        for y in 0..<h {
+            for x in 0..<w {
+                s = s &* 6364136223846793005 &+ 1442695040888963407
+                let n = UInt8(truncatingIfNeeded: s >> 56)
+                let a: UInt8 = (x + y) % 7 == 0 ? 128 : 255
+                p[x, y] = StraightRGBA8(r: UInt8(x * 255 / max(1, w - 1)), g: n, b: UInt8(y * 255 / max(1, h - 1)), a: a).premultiplied.packed
+            }
+        }
+        return p
+    }
+
+    /// The same promise over background images (light and dark, cross-fading with the page,
+    /// blurred under the button), in both fits.
+    @Test(arguments: [(UInt64(3), 1.0, PageBackgroundFit.cover), (UInt64(11), 2.0, .contain)])
+    func incrementalFramesEqualFullRedrawsOverImages(seed: UInt64, scale: Double, fit: PageBackgroundFit) {
+        let bg = PageBackground(light: Self.patterned(37, 23, seed: seed), dark: Self.patterned(29, 41, seed: seed &+ 1), fit: fit)
+        let r = Self.compare(seed: seed, seconds: 8, size: PixelSize(width: 400, height: 260), scale: scale, showFPS: seed == 11,
+                             background: bg)
+        #expect(r.mismatches.isEmpty, "seed \(seed): \(r.mismatches)")
         #expect(r.partialFrames > r.frames / 4, "seed \(seed): only \(r.partialFrames) of \(r.frames) frames were partial")
     }
 

@@ -22,9 +22,9 @@ E2E_PIDS+=($LISTENER)
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.05; done
 [ -S "$SOCK" ] || fail "notify listener did not bind $SOCK"
 
-title() { xprop -id "$WIN" _NET_WM_NAME 2>/dev/null | sed 's/.*= "//; s/"$//'; }
-# The committed mode the title shows: true (dark) or false.
-title_mode() { case "$(title)" in *"Dark Mode: On"*) echo true ;; *"Dark Mode: Off"*) echo false ;; *) echo unknown ;; esac; }
+# The committed fixed mode the title shows (both toggles agree, not following the system):
+# true (dark) or false; unknown otherwise.
+title_mode() { case "$(title_states)" in "On On Off") echo true ;; "Off Off Off") echo false ;; *) echo unknown ;; esac; }
 
 # --- 1. notify protocol ---------------------------------------------------------------------
 : >"$E2E_TMP/app.err"
@@ -78,7 +78,7 @@ for _ in 1 2 3; do tap $CX $CY; sleep 0.7; done
 last=$(title_mode)
 tap $CX $CY; sleep 0.15
 last=$(title_mode)
-[ "$last" != unknown ] || fail "cannot read the committed mode from the title: $(title)"
+[ "$last" != unknown ] || fail "cannot read the committed mode from the title: $(window_title)"
 kill -TERM "$APP"
 t=0; while kill -0 "$APP" 2>/dev/null && [ $t -lt 40 ]; do sleep 0.1; t=$((t + 1)); done
 rc=0; wait "$APP" || rc=$?

@@ -73,8 +73,11 @@ EOF
     kpid=$(pgrep -P "$APP" | head -1)
     [ -n "$kpid" ] || fail "$4: no kiosk process under faketime ($APP)"
     shot; expect_corners "$2" "$4: at start (3 s before the transition)"
+    # The title: both toggles show the mode, the button says the page follows the system.
+    wait_title_states "$( [ "$2" = $DARK ] && echo "On On On" || echo "Off Off On")" "$4: title at start" 1
     pass "$4: $( [ "$2" = $DARK ] && echo dark || echo light) at start"
     wait_corners "$3" "$4: after the transition" 8
+    wait_title_states "$( [ "$3" = $DARK ] && echo "On On On" || echo "Off Off On")" "$4: title after the transition"
     # The change came from the schedule's timer at the faked instant: ~3 s after the start, not
     # at once (a timerfd armed for an instant the real clock has passed would fire at once).
     local elapsed

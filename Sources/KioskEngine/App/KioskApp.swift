@@ -22,6 +22,8 @@ public struct KioskOptions {
     /// The page's words and who shapes them (nil: estimated sizes, no text drawn).
     public var strings: PageStrings
     public var typesetter: LabelTypesetter?
+    /// Background images for light and dark (nil: the page colour alone).
+    public var background: PageBackground?
 
     /// The page's light and dark background (the `pageBackground` colour set).
     public var theme: PageTheme {
@@ -35,7 +37,8 @@ public struct KioskOptions {
     public init(pixelWidth: Int, pixelHeight: Int, scale: Double = 1, reduceMotion: Bool = false,
                 showFPS: Bool = false, toggleWidth: Double = 260, theme: PageTheme? = nil,
                 colors: ColorSets = .standard, highContrast: Bool = false,
-                strings: PageStrings = .english, typesetter: LabelTypesetter? = nil) {
+                strings: PageStrings = .english, typesetter: LabelTypesetter? = nil,
+                background: PageBackground? = nil) {
         self.pixelWidth = pixelWidth
         self.pixelHeight = pixelHeight
         self.scale = scale
@@ -46,6 +49,7 @@ public struct KioskOptions {
         self.highContrast = highContrast
         self.strings = strings
         self.typesetter = typesetter
+        self.background = background
         if let theme { self.theme = theme }
     }
 }
@@ -89,6 +93,9 @@ public final class KioskApp {
     private var shownStatic: StaticKey?
     private var shownToggles: [ToggleFrame?] = [nil, nil]
     private var material = MaterialCache()
+    /// The background images scaled and composed for this page size and colours.
+    private var preparedBackground = PreparedBackground()
+    private var backdropMaterial = BackdropMaterialCache()
     /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
     /// that shows what caching and invalidation buy.
     public var incremental = true
@@ -149,19 +156,20 @@ public final class KioskApp {
     /// The same summary (the name sd_notify STATUS uses).
     public var statusSummary: String { accessibilitySummary }
 
-    /// Each control's accessibility label and value: both toggles "Dark Mode" On/Off, the button
-    /// "Follow System Appearance" On/Off.
+    /// Each control's accessibility label and value, each toggle from its own state: both
+    /// toggles "Dark Mode (<group label>)" On/Off, the button "Follow System Appearance" On/Off.
     public var controlAccessibility: [(control: PageControl, label: String, value: String)] {
-        let mode = accessibility
-        return [(.original, "\(mode.label) (\(options.strings.original))", mode.value),
-                (.vivid, "\(mode.label) (\(options.strings.vivid))", mode.value),
+        let original = interactions[0].accessibility, vivid = interactions[1].accessibility
+        return [(.original, "\(original.label) (\(options.strings.original))", original.value),
+                (.vivid, "\(vivid.label) (\(options.strings.vivid))", vivid.value),
                 (.button, options.strings.followSystemAppearance,
                  followsSystem ? AccessibilityState.valueOn : AccessibilityState.valueOff)]
     }
 
-    /// All three controls in one line, for the window title and `replay`.
+    /// All three controls in one line, for the window title: "Dark Mode (Original): On ·
+    /// Dark Mode (Vivid): On · Follow System Appearance: Off".
     public var pageAccessibilitySummary: String {
-        controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: "; ")
+        controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: " · ")
     }
 
     /// The original toggle's frame on the page, in points.
@@ -448,6 +456,22 @@ public final class KioskApp {
         var buttonText: String
         var focus: PageControl?
         var layout: PageLayout
+        /// With background images: their cross-fade weight and composed pages; else -1, 0.
+        var backgroundWeight: Int
+        var backgroundGeneration: Int
+    }
+
+    /// The background images' cross-fade weight at darkness `d` (0 light … 256 dark).
+    static func backgroundWeight(darkness d: Double) -> UInt32 { UInt32((clamp(d, 0, 1) * 256).rounded()) }
+
+    /// The background images ready for this size and these colours; nil without images.
+    private func backgroundImages() -> PreparedBackground? {
+        guard let bg = options.background, !bg.isEmpty else { return nil }
+        let page = options.colors[.pageBackground]
+        let (l, d) = options.highContrast ? (page.highContrastLight, page.highContrastDark) : (page.light, page.dark)
+        preparedBackground.prepare(bg, width: frame.width, height: frame.height,
+                                   lightColor: l.premultiplied8.packed, darkColor: d.premultiplied8.packed)
+        return preparedBackground
     }
 
     /// A toggle's frame state at `time`.
@@ -478,7 +502,10 @@ public final class KioskApp {
     public func renderFrame(at time: Double, present: ((IntRect) -> Void)? = nil) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
         let colors = colors(at: time)
-        let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout)
+        let images = backgroundImages()
+        let weight = Self.backgroundWeight(darkness: pageFade.value(at: time))
+        let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout,
+                            backgroundWeight: images == nil ? -1 : Int(weight), backgroundGeneration: images?.generation ?? 0)
         let toggles = [toggleFrameState(0, at: time), toggleFrameState(1, at: time)]
         var dirty: [IntRect] = []
         if !incremental || key != shownStatic {
@@ -497,14 +524,14 @@ public final class KioskApp {
         }
         for r in dirty {
             guard let present, incremental, r.area >= Self.presentBandMinPixels else {
-                drawPage(clip: r, colors: colors, toggles: toggles)
+                drawPage(clip: r, colors: colors, toggles: toggles, images: images, weight: weight)
                 present?(r)
                 continue
             }
             var y = r.minY
             while y < r.maxY {
                 let band = IntRect(x: r.minX, y: y, width: r.width, height: min(Self.presentBandRows, r.maxY - y))
-                drawPage(clip: band, colors: colors, toggles: toggles)
+                drawPage(clip: band, colors: colors, toggles: toggles, images: images, weight: weight)
                 present(band)
                 y += band.height
             }
@@ -521,11 +548,17 @@ public final class KioskApp {
     }
 
     /// Draws everything that touches `clip`: background, labels, toggles, button, focus ring.
-    private func drawPage(clip: IntRect, colors: ResolvedColors, toggles: [ToggleFrame]) {
+    private func drawPage(clip: IntRect, colors: ResolvedColors, toggles: [ToggleFrame], images: PreparedBackground?,
+                          weight: UInt32) {
         canvas.clip = clip
         canvas.transform = .identity
         let background = colors[.pageBackground].premultiplied8.packed
-        frame.fill(clip, with: background)
+        if let images {
+            let r = clip.intersection(frame.bounds)
+            images.draw(r, weight: weight, into: frame, at: (r.x, r.y))
+        } else {
+            frame.fill(clip, with: background)
+        }
         let s = layout.scale, k = layout.effectiveScale
         // Labels.
         for (i, box) in [layout.originalLabelBox, layout.vividLabelBox].enumerated() {
@@ -543,19 +576,24 @@ public final class KioskApp {
             canvas.clip = clip
             canvas.transform = .identity
         }
-        drawButton(clip: clip, colors: colors, background: background)
+        drawButton(clip: clip, colors: colors, background: background, images: images, weight: weight)
         if focusVisible { drawFocusRing(clip: clip, colors: colors) }
         canvas.clip = frame.bounds
         canvas.transform = .identity
     }
 
-    private func drawButton(clip: IntRect, colors: ResolvedColors, background: UInt32) {
+    private func drawButton(clip: IntRect, colors: ResolvedColors, background: UInt32, images: PreparedBackground?,
+                            weight: UInt32) {
         let r = layout.buttonPixelFrame, k = layout.effectiveScale
         guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
         let capsule = Path.roundedRect(r, radius: r.height / 2)
-        // The material: a blurred copy of what lies behind (the page background), tinted.
-        let sprite = material.sprite(for: r, background: background, tint: colors[.materialTint],
-                                     sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
+        // The material: a blurred copy of what lies behind (the page background, or the
+        // background images cross-fading), tinted.
+        let sprite = images.map {
+            backdropMaterial.sprite(for: r.roundedOut, background: $0, weight: weight, tint: colors[.materialTint],
+                                    sigma: 10 * k, incremental: incremental)
+        } ?? material.sprite(for: r, background: background, tint: colors[.materialTint],
+                             sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
         canvas.draw(sprite, mask: .path(capsule, .nonZero))
         canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
         // Icon and label.
@@ -628,6 +666,10 @@ public final class KioskApp {
     public var materialBuilds: Int { material.builds }
     /// How many of those builds blurred (the rest were one colour, see `MaterialCache`).
     public var materialBlurs: Int { material.blurredBuilds }
+    /// How many times the background images were scaled to the page, and how many times the
+    /// material's backdrop over them was blurred.
+    public var backgroundScalings: Int { preparedBackground.scalings }
+    public var backdropBlurs: Int { backdropMaterial.blurs }
 
     /// How many times each label was shaped (checks that shaping is not per frame).
     public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }

@@ -23,9 +23,10 @@ public struct BenchRunner {
     public var scale: Double
     public var frames: Int
     public var fullRedraw: Bool
-    /// The page's words and who shapes and draws them: the kiosk's own (HarfBuzz/FreeType via
-    /// `PageTypesetter`) so labels and button text cost what they cost on the screen; nil
-    /// measures a page without text.
+    /// The page as configured (colours, toggle width, background images), nil: the defaults.
+    public var page: ConfiguredPage?
+    /// The labels and who shapes them (the real typesetter: the page's text costs what it
+    /// costs in the kiosk). Without a typesetter the labels are estimated and not drawn.
     public var strings: PageStrings
     public var typesetter: LabelTypesetter?
 
@@ -38,6 +39,14 @@ public struct BenchRunner {
         self.fullRedraw = fullRedraw
         self.strings = strings
         self.typesetter = typesetter
+    }
+
+    /// The app's options for a scenario.
+    func options(_ scenario: BenchScenario) -> KioskOptions {
+        var o = page?.options(pixelWidth: size.width, pixelHeight: size.height, scale: scale, strings: strings, typesetter: typesetter)
+            ?? KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, strings: strings, typesetter: typesetter)
+        o.reduceMotion = scenario == .idle
+        return o
     }
 
     public struct ScenarioResult: Equatable, Sendable {
@@ -55,10 +64,7 @@ public struct BenchRunner {
     }
 
     public func run(_ scenario: BenchScenario, onCommit: @escaping (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
-        let app = KioskApp(options: KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale,
-                                                 reduceMotion: scenario == .idle,
-                                                 strings: strings, typesetter: typesetter),
-                           isDarkMode: false)
+        let app = KioskApp(options: options(scenario), isDarkMode: false)
         app.incremental = !fullRedraw
         let script = BenchScript.make(scenario, toggle: app.toggleFrame)
         let driver = VirtualClockDriver(app: app, input: script)
@@ -186,10 +192,16 @@ public enum BenchCommand {
     public static func run(_ o: BenchOptions, output: (String) -> Void) throws(KioskError) {
         let size = o.size ?? PixelSize(width: 1920, height: 1080)
         let scale = o.scale ?? 2
-        // The kiosk's own text (English): without fonts the page is measured without labels, and says so.
-        let text = PageText.make(language: .english, warn: { StandardError.log("bench: " + $0) })
-        let runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw,
-                                 strings: text.strings, typesetter: text.typesetter)
+        var runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
+        // The real page: the config's colours and images, labels typeset as the kiosk does
+        // (English unless the config names a language; never the locale, so runs compare).
+        let page = try ConfiguredPage.load(configPath: o.configPath, language: nil, environment: [:])
+        let text = PageText.make(language: page.language, warn: { StandardError.log("bench: " + $0) })
+        runner.page = page
+        runner.strings = text.strings
+        runner.typesetter = text.typesetter
+        output("page: " + (text.typesetter == nil ? "labels estimated, not drawn (no fonts)" : "labels typeset (\(page.language.tag))")
+               + ", background images: " + (page.background.map(PageBackgroundFile.summary) ?? "none"))
         let results = try o.scenario.expanded.map { s throws(KioskError) in s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s) }
         // Peak memory before the yardstick's two frames, which the app would not hold.
         let rss = Clock.peakRSSMB()

@@ -192,11 +192,16 @@ public enum CommandLineParser {
         }
         o.highContrast = s.has("--high-contrast")
         o.language = s.value("--lang")
+        o.configPath = s.value("--config")
+        if o.configPath != nil, !o.isPageRender {
+            throw .usage("--config applies to a page render (--page WxH without --style, --width, --progress, --position or --page-color)")
+        }
         if let v = s.value("--appearance") {
             guard ["system", "light", "dark"].contains(v) else { throw .usage("--appearance: expected system, light or dark, found '\(v)'") }
             guard !s.has("--light"), !s.has("--dark") else { throw .usage("--appearance excludes --light and --dark") }
             o.preference = v
             if v != "system" { o.appearance = v == "dark" ? .dark : .light }
+            try checkRenderPixels(o)
             return o
         }
         switch (s.has("--light"), s.has("--dark")) {
@@ -239,6 +244,7 @@ public enum CommandLineParser {
         o.jsonPath = s.value("--json")
         o.fullRedraw = s.has("--full-redraw")
         o.raster = s.has("--raster")
+        o.configPath = s.value("--config")
         return o
     }
 
@@ -366,6 +372,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--appearance", valueName: "system|light|dark", help: "the page's preference (system follows no preference: light)"),
         FlagSpec(name: "--high-contrast", help: "high-contrast colour variants"),
         FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default from LC_ALL/LC_MESSAGES/LANG)"),
+        FlagSpec(name: "--config", valueName: "FILE", help: "page render: the kiosk's settings file (colours, language, background images)"),
     ]
     static let replay: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "virtual window size in pixels"),
@@ -389,5 +396,6 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--json", valueName: "FILE", help: "also write the results as JSON"),
         FlagSpec(name: "--full-redraw", help: "redraw the whole page every frame (no dirty rectangles)"),
         FlagSpec(name: "--raster", help: "time the rasterizer alone"),
+        FlagSpec(name: "--config", valueName: "FILE", help: "the page as this settings file configures it (colours, language, background images)"),
     ]
 }

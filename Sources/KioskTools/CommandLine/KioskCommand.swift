@@ -80,6 +80,9 @@ public struct RenderOptions: Equatable, Sendable {
     public var highContrast = false
     /// `--lang en|zh-Hans` (else LC_ALL/LC_MESSAGES/LANG).
     public var language: String?
+    /// `--config FILE`: a page render uses its colours, toggle width, high contrast, language
+    /// and background images.
+    public var configPath: String?
 
     public init(outPath: String) { self.outPath = outPath }
 
@@ -137,6 +140,8 @@ public struct BenchOptions: Equatable, Sendable {
     public var fullRedraw = false
     /// Time the rasterizer alone (no page composition).
     public var raster = false
+    /// `--config FILE`: the page as configured (colours, toggle width, language, background images).
+    public var configPath: String?
     public init() {}
 }
 

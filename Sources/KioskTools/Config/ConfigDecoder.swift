@@ -29,6 +29,7 @@ struct ConfigDecoder {
             case "appearance": decodeAppearance(m.value)
             case "colors": decodeColorsPath(m.value)
             case "highContrast": if let b = bool(m.value, "highContrast") { config.highContrast = b }
+            case "page": decodePage(m.value)
             case "language":
                 if m.value == .null { config.language = nil; continue }
                 guard let v = m.value.stringValue, !v.isEmpty else { wrongType("language", m.value, "a language code (en, zh-Hans) or null"); continue }
@@ -104,6 +105,51 @@ struct ConfigDecoder {
             }
         }
         return colors
+    }
+
+    private mutating func decodePage(_ value: JSONValue) {
+        guard let object = object(value, "page") else { return }
+        for m in object.members {
+            switch m.key {
+            case "background": decodeBackground(m.value)
+            default: unknown("page.\(m.key)")
+            }
+        }
+    }
+
+    /// `page.background`: null (none) or `{"light": PATH|null, "dark": PATH|null, "fit":
+    /// "cover"|"contain"}`; paths resolve against the config file's folder. Whether the files
+    /// are readable PNGs is `PageBackgroundFile.load`'s business.
+    private mutating func decodeBackground(_ value: JSONValue) {
+        if value == .null { config.page.background = .init(); return }
+        guard let object = object(value, "page.background") else { return }
+        for m in object.members {
+            let path = "page.background.\(m.key)"
+            switch m.key {
+            case "light", "dark":
+                var file: String?
+                switch m.value {
+                case .null: file = nil
+                case .string(let s) where !s.isEmpty && !s.contains("\0"):
+                    file = FileIO.join(FileIO.directoryName(self.file), s)
+                case .string:
+                    errors.append("\(path): expected a PNG file path or null, found an empty string"); continue
+                default:
+                    wrongType(path, m.value, "a PNG file path or null"); continue
+                }
+                if m.key == "light" { config.page.background.light = file } else { config.page.background.dark = file }
+            case "fit":
+                let names = PageBackgroundFit.allCases.map(\.rawValue)
+                guard let s = m.value.stringValue else { wrongType(path, m.value, "\"cover\" or \"contain\""); continue }
+                guard let fit = PageBackgroundFit(rawValue: s) else {
+                    errors.append("\(path): expected \"cover\" or \"contain\", found \(JSONWriter.quoted(s))"
+                                  + (Suggestion.closest(to: s, among: names).map { " (did you mean \"\($0)\"?)" } ?? ""))
+                    continue
+                }
+                config.page.background.fit = fit
+            default: unknown(path)
+            }
+        }
     }
 
     private mutating func decodePreferences(_ value: JSONValue) {

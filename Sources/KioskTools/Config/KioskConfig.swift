@@ -19,6 +19,7 @@ import KioskSupport
 ///   "colors": null,
 ///   "highContrast": false,
 ///   "language": null,
+///   "page": { "background": { "light": null, "dark": null, "fit": "cover" } },
 ///   "appearance": {
 ///     "systemSources": ["portal", "light-sensor", "schedule"],
 ///     "lightSensor": { "darkBelowLux": 30, "lightAboveLux": 100, "holdSeconds": 10 },
@@ -31,6 +32,10 @@ import KioskSupport
 /// decoded as a whole by `AppearanceConfig.decode` (keys it leaves out take their defaults);
 /// `schedule` is null (none) or `{"darkFrom": "19:30", "lightFrom": "07:00"}` or
 /// `{"latitude": 52.52, "longitude": 13.40}`.
+///
+/// `page.background` names a PNG image per appearance (a path relative to the config file's
+/// folder, or absolute; null for none) and how it fills the page (`cover` or `contain`); the
+/// files are read and checked by `PageBackgroundFile.load` (`"background": null` means none).
 ///
 /// `display.size` null means the screen's size (full-screen) or the host's default window;
 /// `display.scale` null means automatic; `preferences` null means the XDG default location,
@@ -62,6 +67,21 @@ public struct KioskConfig: Equatable, Sendable {
         public init() {}
     }
 
+    /// The page's background images.
+    public struct Page: Equatable, Sendable {
+        public struct Background: Equatable, Sendable {
+            /// PNG files (already resolved against the config file's folder), nil: none.
+            public var light: String? = nil
+            public var dark: String? = nil
+            public var fit: PageBackgroundFit = .cover
+            public init() {}
+            /// True when neither appearance has an image.
+            public var isEmpty: Bool { light == nil && dark == nil }
+        }
+        public var background = Background()
+        public init() {}
+    }
+
     public var display = Display()
     public var toggle = Toggle()
     public var theme = Theme()
@@ -76,6 +96,8 @@ public struct KioskConfig: Equatable, Sendable {
     public var highContrast = false
     /// Label language code, or nil for LC_ALL/LC_MESSAGES/LANG.
     public var language: String? = nil
+    /// Background images for the page.
+    public var page = Page()
 
     public init() {}
 
@@ -91,6 +113,7 @@ public struct KioskConfig: Equatable, Sendable {
         "toggle", "toggle.width",
         "theme", "theme.light", "theme.light.page", "theme.dark", "theme.dark.page",
         "reduceMotion", "preferences", "colors", "highContrast", "language",
+        "page", "page.background", "page.background.light", "page.background.dark", "page.background.fit",
         "appearance", "appearance.systemSources", "appearance.lightSensor", "appearance.lightSensor.darkBelowLux",
         "appearance.lightSensor.lightAboveLux", "appearance.lightSensor.holdSeconds", "appearance.schedule",
     ]

@@ -31,6 +31,8 @@ public struct RunSettings: Equatable, Sendable {
     public var language: String? = nil
     /// The colour-sets file, nil for the built-in sets.
     public var colorsPath: String? = nil
+    /// The page's background image files (resolved paths) and fit.
+    public var background = KioskConfig.Page.Background()
 
     /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
     /// default preferences path.
@@ -52,16 +54,19 @@ public struct RunSettings: Equatable, Sendable {
             reduceMotionForced: flags.reduceMotion || config.reduceMotion,
             highContrast: flags.highContrast || config.highContrast,
             language: flags.language ?? config.language,
-            colorsPath: config.colors)
+            colorsPath: config.colors,
+            background: config.page.background)
     }
 
     /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at
     /// `scale` pixels per point (the host resolves automatic scale).
     public func kioskOptions(pixelWidth: Int, pixelHeight: Int, scale: Double, colors: ColorSets = .standard,
-                             strings: PageStrings = .english, typesetter: LabelTypesetter? = nil) -> KioskOptions {
+                             strings: PageStrings = .english, typesetter: LabelTypesetter? = nil,
+                             background: PageBackground? = nil) -> KioskOptions {
         KioskOptions(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: scale, reduceMotion: reduceMotion,
                      showFPS: showFPS, toggleWidth: toggleWidth, theme: PageTheme(light: pageLight, dark: pageDark),
-                     colors: colors, highContrast: highContrast, strings: strings, typesetter: typesetter)
+                     colors: colors, highContrast: highContrast, strings: strings, typesetter: typesetter,
+                     background: background)
     }
 
     /// How the page sits at `size` (rotated as configured) and `scale` (1 when automatic):
@@ -100,6 +105,8 @@ public struct RunSettings: Equatable, Sendable {
             "colours: " + (colorsPath ?? "built-in sets"),
             "high contrast: " + (highContrast ? "on" : "off (follows the desktop portal's contrast)"),
             "language: " + (language ?? "from the locale environment"),
+            "page background: " + (background.isEmpty ? "none (page colours only)"
+                : "light \(background.light ?? "none"), dark \(background.dark ?? "none"), fit \(background.fit.rawValue)"),
         ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
             + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")
     }

@@ -11,16 +11,16 @@ public enum RenderCommand {
     public static func pageImage(_ o: RenderOptions, environment: [String: String] = [:],
                                  warn: (String) -> Void = { StandardError.log($0) }) throws(KioskError) -> Pixmap {
         guard let page = o.page else { throw .usage("render: a page render needs --page WxH") }
-        let language: Language
-        do { language = try Language.resolve(explicit: o.language, environment: environment) } catch {
-            throw .usage("--lang: \(error)")
-        }
-        let text = PageText.make(language: language, warn: warn)
+        // `--config`: the page as `run` shows it with that file (colours, toggle width, high
+        // contrast, language, background images); flags win.
+        let configured = try ConfiguredPage.load(configPath: o.configPath, highContrast: o.highContrast,
+                                                 language: o.language, environment: environment)
+        let text = PageText.make(language: configured.language, warn: warn)
         let preference: AppearancePreference = o.preference.flatMap(AppearancePreference.init(rawValue:))
             ?? (o.appearance == .dark ? .dark : .light)
-        let options = KioskOptions(pixelWidth: page.width, pixelHeight: page.height, scale: o.resolvedScale,
-                                   reduceMotion: o.isStatic, highContrast: o.highContrast,
-                                   strings: text.strings, typesetter: text.typesetter)
+        var options = configured.options(pixelWidth: page.width, pixelHeight: page.height, scale: o.resolvedScale,
+                                         strings: text.strings, typesetter: text.typesetter)
+        options.reduceMotion = o.isStatic || configured.settings.reduceMotion
         let app = KioskApp(options: options, preference: preference)
         _ = app.renderFrame(at: o.time)
         return app.frame

@@ -161,3 +161,28 @@ print(*[int(round(l["toggle"][f])) for f in "xywh"])' "$E2E_TMP/replay.out" "$1"
     [ -n "${OH:-}" ] || fail "replay printed no usable layout line: $(head -c 300 "$E2E_TMP/replay.out")"
     CX=$((OX + OW / 2)) CY=$((OY + OH / 2))
 }
+
+# window_title: the kiosk window's title ($WIN), without xprop's decoration.
+window_title() { xprop -id "$WIN" _NET_WM_NAME 2>/dev/null | sed 's/^[^"]*"//; s/"$//'; }
+
+# title_states: the title's three accessibility values in focus order, e.g. "On On Off" for
+# "DarkModeKiosk — Dark Mode (Original): On · Dark Mode (Vivid): On · Follow System
+# Appearance: Off" (Original, Vivid: dark mode on/off; the button: following the system);
+# "unknown" when the title has another shape.
+title_states() {
+    local s
+    s=$(window_title | sed -nE 's/^DarkModeKiosk — .*: (On|Off) · .*: (On|Off) · .*: (On|Off)$/\1 \2 \3/p')
+    echo "${s:-unknown}"
+}
+
+# wait_title_states "ORIGINAL VIVID FOLLOW" WHAT [SECONDS]: the title shows these values
+# within SECONDS (default 2).
+wait_title_states() {
+    local deadline=$((SECONDS + ${3:-2})) got
+    while :; do
+        got=$(title_states)
+        [ "$got" = "$1" ] && return 0
+        [ $SECONDS -lt $deadline ] || fail "$2: the window title's states (Original Vivid Follow-System) are '$got', expected '$1'; title: $(window_title)"
+        sleep 0.1
+    done
+}
