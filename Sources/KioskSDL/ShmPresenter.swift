@@ -128,7 +128,8 @@ final class ShmPresenter: FramePresenter {
         buffers.removeAll()
         missing = BufferDamage()
         drawn = nil
-        damage.removeAll()
+        // The compositor shows a buffer of the old size: the next commit damages everything.
+        damage = [IntRect(x: 0, y: 0, width: size.width, height: size.height)]
         bufferSize = size
     }
 
