@@ -1,5 +1,6 @@
 import CSDL2
 import SystemdNotify
+import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,24 +42,10 @@ enum Diagnostics {
             """
     }
 
-    /// Seconds from process start to now, from /proc/self/stat (kernel clock ticks, so about
-    /// 10 ms resolution), or nil when unavailable.
+    /// Seconds from process start to now (/proc/self/stat's start time: about 10 ms
+    /// resolution), or nil when unavailable.
     static func secondsSinceProcessStart() -> Double? {
-        guard let f = fopen("/proc/self/stat", "r") else { return nil }
-        defer { fclose(f) }
-        var buffer = [CChar](repeating: 0, count: 1024)
-        guard fgets(&buffer, Int32(buffer.count), f) != nil else { return nil }
-        let text = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        // Fields after the command name (which may hold spaces) start after the last ')'.
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // Field 22 (starttime) is the 20th after the name: state is field 3.
-        guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
-        let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
-        var ts = timespec()
-        clock_gettime(CLOCK_BOOTTIME, &ts)
-        let now = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        return hz > 0 ? now - ticks / hz : nil
+        StartupTrace.processStart().map { Clock.monotonic() - $0 }
     }
 }
 

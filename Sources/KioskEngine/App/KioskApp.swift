@@ -602,7 +602,7 @@ public final class KioskApp {
         let cy = r.midY
         let icon = Rect(x: r.minX + pad, y: cy - iconW / 2, width: iconW, height: iconW)
         drawIcon(in: icon.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2), followsSystem: followsSystem,
-                 color: colors[.buttonLabel])
+                 color: colors[.buttonLabel], darkness: Double(weight) / 256)
         if let label = labelSlots[2].label {
             let x = icon.maxX + PageLayout.iconSpacing * k
             let lineH = PageLayout.calloutLineHeight * k
@@ -612,9 +612,11 @@ public final class KioskApp {
         }
     }
 
-    /// "circle.lefthalf.filled" (a ring with its left half filled) or, while following the
-    /// system, "checkmark.circle.fill" (a filled disc with the check knocked out).
-    private func drawIcon(in r: Rect, followsSystem: Bool, color: Color) {
+    /// "circle.lefthalf.filled" (a ring with half of it filled) or, while following the system,
+    /// "checkmark.circle.fill" (a filled disc with the check knocked out). The screenshots show
+    /// the filled half on the left in light and on the right in dark; during the page cross-fade
+    /// the halves trade places (each at its share of the page's `darkness`, 0 light … 1 dark).
+    private func drawIcon(in r: Rect, followsSystem: Bool, color: Color, darkness: Double) {
         let c = r.center, radius = r.width / 2
         if followsSystem {
             var p = Path.circle(center: c, radius: radius)
@@ -628,15 +630,20 @@ public final class KioskApp {
                                    Point(d.x + w * 0.75, d.y + w * 0.65), Point(b.x, b.y + w)]))
             canvas.fill(p, .solid(color), rule: .evenOdd)
         } else {
-            let ring = max(1, radius * 0.16)
+            let ring = max(1, radius * 0.16), inner = radius - ring
             var p = Path.circle(center: c, radius: radius)
-            p.append(Path.circle(center: c, radius: radius - ring).reversed())
+            p.append(Path.circle(center: c, radius: inner).reversed())
             canvas.fill(p, .solid(color))
-            var half = Path()
-            half.move(to: Point(c.x, c.y - radius + ring))
-            half.appendArc(center: c, rx: radius - ring, ry: radius - ring, from: -Double.pi / 2, to: -3 * Double.pi / 2)
-            half.close()
-            canvas.fill(half, .solid(color))
+            // The left half (top → left → bottom) in light, the right half (top → right →
+            // bottom) in dark.
+            let d = clamp(darkness, 0, 1)
+            for (share, end) in [(1 - d, -3 * Double.pi / 2), (d, Double.pi / 2)] where share > 0 {
+                var half = Path()
+                half.move(to: Point(c.x, c.y - inner))
+                half.appendArc(center: c, rx: inner, ry: inner, from: -Double.pi / 2, to: end)
+                half.close()
+                canvas.fill(half, .solid(color.withAlpha(color.a * share)))
+            }
         }
     }
 
