@@ -17,12 +17,6 @@ public enum StartupTrace {
         /// difference between two marks of one thread is that stage's own work, whatever the
         /// machine's load.
         public var threadCPU: Double
-
-        public init(stage: String, time: Double, threadCPU: Double) {
-            self.stage = stage
-            self.time = time
-            self.threadCPU = threadCPU
-        }
     }
 
     public static let capacity = 64

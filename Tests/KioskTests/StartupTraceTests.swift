@@ -1,5 +1,5 @@
 import Glibc
-import KioskSupport
+@testable import KioskSupport
 import Testing
 
 /// `DARKMODE_KIOSK_TIMING=1`'s start-up stages: nothing is kept until enabled, marks from any

@@ -18,12 +18,6 @@ public struct LabelMetrics: Equatable, Sendable {
     public var vividWidth: Double
     public var buttonTextWidth: Double
 
-    public init(originalWidth: Double, vividWidth: Double, buttonTextWidth: Double) {
-        self.originalWidth = originalWidth
-        self.vividWidth = vividWidth
-        self.buttonTextWidth = buttonTextWidth
-    }
-
     /// Estimated English widths (what the page assumes without a typesetter).
     public static let estimate = LabelMetrics(originalWidth: 64, vividWidth: 38, buttonTextWidth: 142)
 }
