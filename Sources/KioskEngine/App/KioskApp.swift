@@ -456,8 +456,9 @@ public final class KioskApp {
         var buttonText: String
         var focus: PageControl?
         var layout: PageLayout
-        /// With background images: their cross-fade weight and composed pages; else -1, 0.
-        var backgroundWeight: Int
+        /// The page's darkness in 1/256 steps (what the background images' cross-fade and the
+        /// button icon's halves draw with), and the composed images' generation (0 without).
+        var darknessWeight: Int
         var backgroundGeneration: Int
     }
 
@@ -505,7 +506,7 @@ public final class KioskApp {
         let images = backgroundImages()
         let weight = Self.backgroundWeight(darkness: pageFade.value(at: time))
         let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout,
-                            backgroundWeight: images == nil ? -1 : Int(weight), backgroundGeneration: images?.generation ?? 0)
+                            darknessWeight: Int(weight), backgroundGeneration: images?.generation ?? 0)
         let toggles = [toggleFrameState(0, at: time), toggleFrameState(1, at: time)]
         var dirty: [IntRect] = []
         if !incremental || key != shownStatic {
