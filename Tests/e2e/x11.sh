@@ -3,7 +3,7 @@
 # SDL_MOUSE_TOUCH_EVENTS=1 (xdotool's mouse arrives as touch, exercising the touch path).
 # Checks: full-screen window, title, page colours in screenshots, tap / drag / vertical drag /
 # Space on the toggle against the preferences file, restart in the saved mode from the first
-# frame, SIGTERM → exit 0 within 1 s, no CPU at idle with --reduce-motion, rotation 90 input
+# frame, SIGTERM → exit 0 within 3 s, no CPU at idle with --reduce-motion, rotation 90 input
 # mapping and presentation. Needs: xvfb xauth xdotool matchbox-window-manager imagemagick
 # x11-utils (python3 optional: JSON parsing, else a strict grep).
 set -euo pipefail
@@ -64,9 +64,9 @@ wait_prefs "$PREFS" true "Space key"
 wait_corners $DARK "after Space" 3
 pass "Space → dark"
 
-# --- 6. SIGTERM → exit 0 within 1 s -------------------------------------------------------
+# --- 6. SIGTERM → exit 0 within 3 s -------------------------------------------------------
 stop_kiosk
-pass "SIGTERM → exit status 0 within 1 s"
+pass "SIGTERM → exit status 0 within 3 s (2 s flush bound + 1 s)"
 
 # --- 7. restart: the saved mode from the first frame; idle CPU with --reduce-motion ---------
 start_kiosk --prefs "$PREFS" --scale 1 --reduce-motion

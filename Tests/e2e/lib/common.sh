@@ -56,11 +56,13 @@ start_kiosk() {
 }
 
 # stop_kiosk: SIGTERM, expects exit status 0 within a second.
+# The kiosk flushes a pending preferences save before it exits, waiting at most 2 s for the
+# writer (`PreferencesSaver.close(timeout: 2)`); so the bound is that wait plus 1 s to exit.
 stop_kiosk() {
     kill -TERM "$APP"
     local t=0
-    while kill -0 "$APP" 2>/dev/null && [ $t -lt 10 ]; do sleep 0.1; t=$((t + 1)); done
-    kill -0 "$APP" 2>/dev/null && fail "kiosk still running 1 s after SIGTERM"
+    while kill -0 "$APP" 2>/dev/null && [ $t -lt 30 ]; do sleep 0.1; t=$((t + 1)); done
+    kill -0 "$APP" 2>/dev/null && fail "kiosk still running 3 s after SIGTERM (2 s flush bound + 1 s)"
     local rc=0
     wait "$APP" || rc=$?
     [ "$rc" -eq 0 ] || fail "kiosk exited with status $rc after SIGTERM (expected 0)"
