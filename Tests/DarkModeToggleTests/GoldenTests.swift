@@ -1,4 +1,5 @@
 import Foundation
+import GoldenSupport
 import Raster
 import Testing
 @testable import DarkModeToggle
@@ -6,7 +7,8 @@ import Testing
 /// Golden images of the component (transparent around the track), rendered through the
 /// cached path the kiosk uses.
 ///
-/// Tolerance: each channel within 2/255, and at most 0.5 % of pixels differing at all.
+/// Tolerance (`expectMatchesGolden`, test-only target GoldenSupport): each channel within 2/255,
+/// and at most 0.5 % of pixels differing at all.
 /// Why not exact: coverage is accumulated in Float and blurs run in Float; on another CPU
 /// (aarch64 kiosk boards fuse multiply-adds) the last bit of a few sums can differ and move a
 /// rounded 8-bit value by one, and a shadow pixel can round twice. A real change to the art
@@ -36,29 +38,8 @@ import Testing
         let (w, p, t) = Self.cases[index]
         let file = Self.name(w, p, t)
         let image = Self.render(w, p, t)
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens/\(file)").path
-        if ProcessInfo.processInfo.environment["DARKMODE_UPDATE_GOLDENS"] == "1" {
-            try Data(PNG.encode(image)).write(to: URL(fileURLWithPath: source), options: .atomic)
-            return
-        }
-        guard let path = Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens") else {
-            Issue.record("missing golden \(file): run with DARKMODE_UPDATE_GOLDENS=1 once and commit it")
-            return
-        }
-        // PNG stores straight alpha; compare after the same round trip.
-        let golden = try PNG.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
-        let ours = try PNG.decode(PNG.encode(image))
-        #expect(golden.width == ours.width && golden.height == ours.height)
-        var differing = 0, worst = 0
-        for y in 0..<ours.height {
-            for x in 0..<ours.width {
-                let a = golden.color(x: x, y: y), b = ours.color(x: x, y: y)
-                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
-                if d > 0 { differing += 1 }
-                worst = max(worst, d)
-            }
-        }
-        #expect(worst <= 2, "\(file): a channel differs by \(worst)/255")
-        #expect(Double(differing) <= 0.005 * Double(ours.width * ours.height), "\(file): \(differing) pixels differ")
+        try expectMatchesGolden(image, file: file,
+                                sourceFolder: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens").path,
+                                bundled: Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GoldenSupport
 import Raster
 import Testing
 @testable import DarkModeToggle
@@ -44,29 +45,9 @@ private func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
         let file = Self.name(w, p, t)
         let image = renderVivid(width: Double(w), scale: 1, frame: frame(p, time: t ?? 0, reduceMotion: t == nil),
                                 cached: true, page: nil)
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens/\(file)").path
-        if ProcessInfo.processInfo.environment["DARKMODE_UPDATE_GOLDENS"] == "1" {
-            try Data(PNG.encode(image)).write(to: URL(fileURLWithPath: source), options: .atomic)
-            return
-        }
-        guard let path = Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens") else {
-            Issue.record("missing golden \(file): run with DARKMODE_UPDATE_GOLDENS=1 once and commit it")
-            return
-        }
-        let golden = try PNG.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
-        let ours = try PNG.decode(PNG.encode(image))
-        #expect(golden.width == ours.width && golden.height == ours.height)
-        var differing = 0, worst = 0
-        for y in 0..<min(ours.height, golden.height) {
-            for x in 0..<min(ours.width, golden.width) {
-                let a = golden.color(x: x, y: y), b = ours.color(x: x, y: y)
-                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
-                if d > 0 { differing += 1 }
-                worst = max(worst, d)
-            }
-        }
-        #expect(worst <= 2, "\(file): a channel differs by \(worst)/255")
-        #expect(Double(differing) <= 0.005 * Double(ours.width * ours.height), "\(file): \(differing) pixels differ")
+        try expectMatchesGolden(image, file: file,
+                                sourceFolder: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens").path,
+                                bundled: Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens"))
     }
 }
 

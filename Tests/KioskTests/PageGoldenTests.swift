@@ -1,4 +1,5 @@
 import Foundation
+import GoldenSupport
 import Raster
 import Testing
 @testable import KioskEngine
@@ -42,29 +43,9 @@ import KioskSupport
         var warnings: [String] = []
         let image = try RenderCommand.pageImage(o, environment: [:], warn: { warnings.append($0) })
         #expect(warnings.isEmpty, "\(warnings)")
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("PageGoldens/\(file)").path
-        if ProcessInfo.processInfo.environment["DARKMODE_UPDATE_GOLDENS"] == "1" {
-            try Data(PNG.encode(image)).write(to: URL(fileURLWithPath: source), options: .atomic)
-            return
-        }
-        guard let path = Bundle.module.path(forResource: file, ofType: nil, inDirectory: "PageGoldens") else {
-            Issue.record("missing golden \(file): run with DARKMODE_UPDATE_GOLDENS=1 once and commit it")
-            return
-        }
-        let golden = try PNG.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: path))))
-        let ours = try PNG.decode(PNG.encode(image))
-        #expect(golden.width == ours.width && golden.height == ours.height)
-        var differing = 0, worst = 0
-        for y in 0..<ours.height {
-            for x in 0..<ours.width {
-                let a = golden.color(x: x, y: y), b = ours.color(x: x, y: y)
-                let d = max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
-                if d > 0 { differing += 1 }
-                worst = max(worst, d)
-            }
-        }
-        #expect(worst <= 2, "\(file): a channel differs by \(worst)/255")
-        #expect(Double(differing) <= 0.005 * Double(ours.width * ours.height), "\(file): \(differing) pixels differ")
+        try expectMatchesGolden(image, file: file,
+                                sourceFolder: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("PageGoldens").path,
+                                bundled: Bundle.module.path(forResource: file, ofType: nil, inDirectory: "PageGoldens"))
     }
 
     /// The goldens differ where they should: dark vs light page, Chinese vs English labels.
