@@ -54,11 +54,15 @@ public class ToggleDeviceRenderer {
     // MARK: Bounds
 
     /// Device bounds of the track layer (the track frame; nothing of the track reaches outside it).
+    /// Measured at origin (0, 0) and moved by the whole-pixel origin, as the compositions place
+    /// their track pieces: measured at the origin itself, rounding out could come out a pixel
+    /// narrower than the pieces (e.g. 300.00000000000006 rounds out to 301 at 0, while
+    /// 518 + 300.00000000000006 is exactly 818) and leave a changed column out of the dirty rectangle.
     public func trackDeviceBounds(origin: (x: Int, y: Int)) -> IntRect {
-        let t = trackTransform(origin)
+        let t = trackTransform((0, 0))
         let f = ToggleArt.trackFrame
         let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
-        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut
+        return Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedOut.offsetBy(dx: origin.x, dy: origin.y)
     }
 
     /// The device rectangle the component can touch when its top-left is at `origin`, for any

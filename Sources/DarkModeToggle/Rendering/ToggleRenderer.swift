@@ -82,13 +82,15 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
 
     /// Device bounds of a sun or moon with room for all its stacked shadows, at any phase of
     /// the placement's whole-pixel origin (one extra column and row for the sub-pixel part).
+    /// Measured at (0, 0) and moved by the whole-pixel origin, exactly as the body's sprite is
+    /// made and placed (see `trackDeviceBounds`).
     func bodyBounds(_ body: ToggleArt.Body, celestial o: CelestialPlacement) -> IntRect {
-        let t = celestialTransform(CelestialPlacement(x: o.x, y: o.y, phaseX: 0, phaseY: 0))
+        let t = celestialTransform(CelestialPlacement(x: 0, y: 0, phaseX: 0, phaseY: 0))
         let shape = body.shape.rect.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
         var box = Rect(x: t.apply(Point(shape.minX, shape.minY)).x, y: t.apply(Point(shape.minX, shape.minY)).y,
                        width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
         box = widened(box, byShadows: body.shadows)
-        return IntRect(x: box.x, y: box.y, width: box.width + 1, height: box.height + 1)
+        return IntRect(x: box.x + o.x, y: box.y + o.y, width: box.width + 1, height: box.height + 1)
     }
 
     // MARK: From the vector art

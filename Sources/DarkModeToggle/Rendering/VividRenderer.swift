@@ -61,13 +61,14 @@ public final class VividRenderer: ToggleDeviceRenderer {
         VividSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
-    /// Device bounds of a sun or moon with room for its ring and stacked shadows.
+    /// Device bounds of a sun or moon with room for its ring and stacked shadows; measured at
+    /// (0, 0) and moved by the origin, exactly as the body's sprite is made and placed.
     func bodyBounds(_ body: VividArt.Body, celestial o: (x: Int, y: Int)) -> IntRect {
-        let t = celestialTransform(o)
+        let t = celestialTransform((0, 0))
         let shape = body.frame.insetBy(dx: -body.strokeWidth, dy: -body.strokeWidth)
         let a = t.apply(Point(shape.minX, shape.minY))
-        var box = Rect(x: a.x, y: a.y, width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
-        return widened(box, byShadows: body.shadows)
+        let box = Rect(x: a.x, y: a.y, width: shape.width * celestialUnit, height: shape.height * celestialUnit).roundedOut
+        return widened(box, byShadows: body.shadows).offsetBy(dx: o.x, dy: o.y)
     }
 
     // MARK: Drawing

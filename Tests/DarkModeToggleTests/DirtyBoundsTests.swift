@@ -1,0 +1,55 @@
+import Raster
+import Testing
+@testable import DarkModeToggle
+
+/// `dirtyBounds` promises that every pixel a change of frame touches lies inside it, at any
+/// scale and any whole-pixel origin: the page redraws only that rectangle, so a pixel outside
+/// it would stay stale on screen. Odd scales and far origins matter: bounds measured at the
+/// origin itself once came out a column narrower than the sprites (placed from origin 0) at
+/// 200 pt × 1.5 with the origin x = 518.
+@Suite struct DirtyBoundsTests {
+    static func frame(_ appearance: Double, _ position: Double, time: Double) -> ToggleFrame {
+        ToggleFrame(appearance: appearance, position: position, ambient: Ambient.state(time: time, reduceMotion: false))
+    }
+
+    /// The component drawn onto a light page, in a pixmap covering `area` (device pixels).
+    static func render(_ r: any ToggleStyleRenderer, _ f: ToggleFrame, origin: (x: Int, y: Int), area: IntRect) -> Pixmap {
+        let pix = Pixmap(width: area.width, height: area.height)
+        pix.fill(pix.bounds, with: 0xFFF2_F2F7)
+        let c = Canvas(pix)
+        c.retarget(pix, origin: (area.x, area.y))
+        r.draw(f, on: c, origin: origin, cached: true)
+        return pix
+    }
+
+    static let transitions: [(ToggleFrame, ToggleFrame)] = [
+        (frame(0, 0, time: 7.0 / 60), frame(0.3194541111111106, 0.3194541111111106, time: 8.0 / 60)),
+        (frame(0, 0, time: 0.5), frame(0, 0, time: 2.9)),               // ambient only, day
+        (frame(1, 1, time: 0.5), frame(1, 1, time: 1.7)),               // ambient only, night
+        (frame(0, 0, time: 1), frame(0.02, 0, time: 1)),                // appearance only
+        (frame(0.5, 0.5, time: 1), frame(0.5, 0.53, time: 1)),          // position only
+        (frame(0.6, 1.0, time: 1), frame(1, 1.04, time: 1.1)),
+    ]
+
+    @Test(arguments: ToggleStyle.allCases)
+    func changedPixelsLieInsideTheDirtyBounds(style: ToggleStyle) {
+        for (width, scale) in [(200.0, 1.5), (260.0, 2.0), (173.0, 1.25), (80.0, 1.0)] {
+            let r = style.makeRenderer(width: width, scale: scale)
+            for origin in [(x: 518, y: 183), (x: 40, y: 41), (x: 7, y: 311)] {
+                let area = r.bounds(origin: origin).insetBy(dx: -8, dy: -8)
+                for (a, b) in Self.transitions {
+                    let pa = Self.render(r, a, origin: origin, area: area), pb = Self.render(r, b, origin: origin, area: area)
+                    let d = r.dirtyBounds(from: a, to: b, origin: origin)
+                    var outside: [String] = []
+                    for y in 0..<pa.height {
+                        for x in 0..<pa.width where pa[x, y] != pb[x, y] {
+                            let p = (x: x + area.x, y: y + area.y)
+                            if !(p.x >= d.minX && p.x < d.maxX && p.y >= d.minY && p.y < d.maxY) { outside.append("(\(p.x), \(p.y))") }
+                        }
+                    }
+                    #expect(outside.isEmpty, "\(style) \(width)pt × \(scale) at \(origin), \(a.appearance)/\(a.position) → \(b.appearance)/\(b.position): \(outside.count) changed pixels outside \(d), e.g. \(outside.prefix(3))")
+                }
+            }
+        }
+    }
+}
