@@ -44,12 +44,14 @@ let package = Package(
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
         // background writer for preference saves.
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
-        .target(name: "CoalescingWriter"),
+        .target(name: "CoalescingWriter", dependencies: ["Threads"]),
+        // pthreads for the writer and for frames drawn on more than one core.
+        .target(name: "Threads"),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Appearance", "Text"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
         .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus"]),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text", "Threads"]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
         // The pre-optimisation kernels as test oracles: test-only, no code shared with Raster.
@@ -61,10 +63,11 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
+        .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
     ]
 )

@@ -18,6 +18,13 @@ public enum Clock {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
+    /// CPU time of the whole process (every thread), seconds.
+    public static func processCPU() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+
     /// Peak resident set size of this process, megabytes.
     public static func peakRSSMB() -> Double {
         var usage = rusage()

@@ -222,10 +222,19 @@ public final class Canvas {
 
     /// Composites a sprite (src-over) at its origin, with opacity and an optional mask.
     public func draw(_ sprite: Sprite, opacity: Double = 1, mask: LayerMask? = nil) {
+        draw(sprite, offset: (0, 0), opacity: opacity, mask: mask)
+    }
+
+    /// Composites a sprite (src-over) at its origin moved by `offset` (device pixels), with
+    /// opacity and an optional mask. The sprite is only read: canvases on other threads may draw
+    /// the same sprite at the same time.
+    public func draw(_ sprite: Sprite, offset: (x: Int, y: Int), opacity: Double = 1, mask: LayerMask? = nil) {
         let alpha = UInt32(clamp(opacity, 0, 1) * 255 + 0.5)
         guard alpha > 0 else { return }
         let target = current
-        var r = sprite.bounds.intersection(drawableBounds)
+        let so = (x: sprite.origin.x + offset.x, y: sprite.origin.y + offset.y)
+        let spriteBounds = IntRect(x: so.x, y: so.y, width: sprite.pixmap.width, height: sprite.pixmap.height)
+        var r = spriteBounds.intersection(drawableBounds)
         if case .alpha(let m, let origin) = mask {
             r = r.intersection(IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height))
         }
@@ -234,7 +243,7 @@ public final class Canvas {
         if case .path(let path, let rule) = mask {
             rasterizer.fill(path, transform: transform, rule: rule, clip: r) { y, x, n, cov in
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (x - target.origin.x)
-                let s = UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (x - sprite.origin.x))
+                let s = UnsafePointer(src.pixels + (y - so.y) * src.stride + (x - so.x))
                 Blend.layerSpan(d, source: s, count: n, opacity: alpha, mask: cov)
             }
             return
@@ -247,7 +256,7 @@ public final class Canvas {
                 let lo = max(x0, r.minX), hi = min(x1, r.maxX)
                 guard hi > lo else { return }
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x)
-                let s = UnsafePointer(src.pixels + (y - sprite.origin.y) * src.stride + (lo - sprite.origin.x))
+                let s = UnsafePointer(src.pixels + (y - so.y) * src.stride + (lo - so.x))
                 var maskRow: UnsafePointer<UInt8>? = nil
                 if case .alpha(let m, let origin) = mask {
                     let mp = m.pixels + (y - origin.y) * m.stride + (lo - origin.x)
@@ -257,7 +266,7 @@ public final class Canvas {
                 Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: maskRow)
             }
             if let runs = sprite.runs {
-                let ox = sprite.origin.x, oy = sprite.origin.y
+                let ox = so.x, oy = so.y
                 for run in runs {
                     let y = Int(run.y) + oy
                     if y >= r.minY && y < r.maxY { segment(y, Int(run.x0) + ox, Int(run.x1) + ox) }

@@ -10,6 +10,7 @@ import KioskSDL
 import AppearanceBus
 import SystemdNotify
 import Text
+import Threads
 
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
@@ -97,6 +98,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                                              log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
+    let lanes = flags.lanes ?? HelperLanes.defaultLanes()
     let status = SDLHost.run(host, makeApp: { page in
         // Fonts and strings load here, on the host's first-page thread, while the main thread
         // opens the window.
@@ -108,7 +110,12 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                                             background: background)
         // The options carry what a flag or the config forces on; the app follows the desktop's
         // contrast and reduced-motion hints (in `system`, and live afterwards) for the rest.
-        return KioskApp(options: options, preference: preference, system: system)
+        let app = KioskApp(options: options, preference: preference, system: system)
+        // Busy frames (the page cross-fade, both toggles moving) are drawn by more than one
+        // core; the helpers sleep while nothing moves.
+        let helpers = HelperLanes(helpers: lanes - 1)
+        if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
+        return app
     }, onCommit: { saver?.commit($0) }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status

@@ -22,14 +22,26 @@ import Testing
         return pix
     }
 
-    static let transitions: [(ToggleFrame, ToggleFrame)] = [
-        (frame(0, 0, time: 7.0 / 60), frame(0.3194541111111106, 0.3194541111111106, time: 8.0 / 60)),
-        (frame(0, 0, time: 0.5), frame(0, 0, time: 2.9)),               // ambient only, day
-        (frame(1, 1, time: 0.5), frame(1, 1, time: 1.7)),               // ambient only, night
-        (frame(0, 0, time: 1), frame(0.02, 0, time: 1)),                // appearance only
-        (frame(0.5, 0.5, time: 1), frame(0.5, 0.53, time: 1)),          // position only
-        (frame(0.6, 1.0, time: 1), frame(1, 1.04, time: 1.1)),
-    ]
+    static let transitions: [(ToggleFrame, ToggleFrame)] = {
+        var pairs: [(ToggleFrame, ToggleFrame)] = [
+            (frame(0, 0, time: 7.0 / 60), frame(0.3194541111111106, 0.3194541111111106, time: 8.0 / 60)),
+            (frame(0, 0, time: 0.5), frame(0, 0, time: 2.9)),               // ambient only, day
+            (frame(1, 1, time: 0.5), frame(1, 1, time: 1.7)),               // ambient only, night
+            (frame(0, 0, time: 1), frame(0.02, 0, time: 1)),                // appearance only
+            (frame(0.5, 0.5, time: 1), frame(0.5, 0.53, time: 1)),          // position only
+            (frame(0.6, 1.0, time: 1), frame(1, 1.04, time: 1.1)),
+            (frame(0.5, 0.5, time: 2.2), frame(0.5, 0.5, time: 2.3)),      // ambient only, both scenes
+        ]
+        // Consecutive frames of the ambient loops alone, and with the sun or moon sliding.
+        for t in [0.3, 1.1, 2.6, 4.05] {
+            let next = t + 1.0 / 60
+            pairs.append((frame(0, 0, time: t), frame(0, 0, time: next)))
+            pairs.append((frame(1, 1, time: t), frame(1, 1, time: next)))
+            pairs.append((frame(0, 0.2, time: t), frame(0, 0.23, time: next)))
+            pairs.append((frame(1, 0.7, time: t), frame(1, 0.66, time: next)))
+        }
+        return pairs
+    }()
 
     @Test(arguments: ToggleStyle.allCases)
     func changedPixelsLieInsideTheDirtyBounds(style: ToggleStyle) {

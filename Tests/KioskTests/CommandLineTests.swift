@@ -73,8 +73,9 @@ import Testing
         bench.jsonPath = "out.json"
         bench.fullRedraw = true
         bench.raster = true
+        bench.lanes = 2
         #expect(try parse(["bench", "--size=1920x1080", "--scale", "2", "--frames", "120", "--scenario", "drag",
-                           "--json", "out.json", "--full-redraw", "--raster"]) == .bench(bench))
+                           "--json", "out.json", "--full-redraw", "--raster", "--threads", "2"]) == .bench(bench))
         #expect(try parse(["bench"]) == .bench(BenchOptions()))
         #expect(BenchScenario.all.expanded == [.ambient, .tap, .drag, .theme, .idle])
         #expect(BenchScenario.idle.expanded == [.idle])
@@ -134,6 +135,8 @@ import Testing
         (["replay"], "replay needs a trace file"),
         (["replay", "a.jsonl", "b.jsonl"], "unexpected argument 'b.jsonl' for 'replay'"),
         (["bench", "--frames", "0"], "--frames: expected a frame count in 1…10000000, found 0"),
+        (["bench", "--threads", "0"], "--threads: expected a thread count in 1…8, found 0"),
+        (["run", "--threads", "two"], "--threads: expected a thread count"),
         (["bench", "--scenario", "spin"], "--scenario: expected one of ambient, tap, drag, theme, idle, save, all, found 'spin'"),
         (["help", "dance"], "unknown command 'dance'"),
     ])

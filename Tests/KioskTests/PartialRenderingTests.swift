@@ -4,6 +4,7 @@ import Raster
 import Testing
 @testable import KioskEngine
 @testable import KioskTools
+import Threads
 
 /// What partial rendering promises: on seeded random input, the frame built incrementally
 /// (only the dirty rectangles redrawn) equals, byte for byte and on every frame, a full redraw
@@ -11,15 +12,31 @@ import Testing
 /// with no caches at all.
 @Suite struct PartialRenderingTests {
     /// Drives three apps with identical input: incremental, forced whole-page, uncached.
+    ///
+    /// With `lanes` > 1 a fourth app draws every frame with that many threads
+    /// (`KioskApp.workers`, real `HelperLanes`) and presents each piece as it is finished; its
+    /// frame, its dirty rectangles and what it presented must equal the one-lane app's, and
+    /// `present` must be called on the calling thread only.
     static func compare(seed: UInt64, seconds: Double, size: PixelSize, scale: Double, showFPS: Bool,
-                        background: PageBackground? = nil) -> (frames: Int, partialFrames: Int, mismatches: [String]) {
+                        background: PageBackground? = nil, toggleWidth: Double = 80,
+                        lanes: Int = 1) -> (frames: Int, partialFrames: Int, parallelFrames: Int, mismatches: [String]) {
         // The whole page: labels drawn (boxes from the fake typesetter), both toggles, the button.
-        let options = KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, showFPS: showFPS, toggleWidth: 80,
+        let options = KioskOptions(pixelWidth: size.width, pixelHeight: size.height, scale: scale, showFPS: showFPS, toggleWidth: toggleWidth,
                                    typesetter: EstimatingTypesetter(drawsBoxes: true), background: background)
         let incremental = KioskApp(options: options, isDarkMode: false)
         let whole = KioskApp(options: options, isDarkMode: false)
         let scratch = KioskApp(options: options, isDarkMode: false)
         scratch.incremental = false
+        var apps = [incremental, whole, scratch]
+        let helpers = HelperLanes(helpers: lanes - 1)
+        let parallel = KioskApp(options: options, isDarkMode: false)
+        if lanes > 1 {
+            parallel.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run)
+            apps.append(parallel)
+        }
+        let presented = Pixmap(width: size.width, height: size.height)
+        let caller = pthread_self()
+        var parallelFrames = 0
         var input = RandomInteraction(seed: seed, toggle: incremental.layout.togglePixelFrame,
                                       pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: 0.5)
         let v = incremental.frame(of: .vivid)
@@ -34,12 +51,12 @@ import Testing
             let t = Double(i) / 60
             while min(input.peekTime(), vividInput.peekTime()) <= t {
                 let e = input.peekTime() <= vividInput.peekTime() ? input.next() : vividInput.next()
-                let commits = [VirtualClockDriver.deliver(e, to: incremental), VirtualClockDriver.deliver(e, to: whole), VirtualClockDriver.deliver(e, to: scratch)]
-                if commits[0] != commits[1] || commits[0] != commits[2] { mismatches.append("frame \(i): commits differ \(commits)") }
+                let commits = apps.map { VirtualClockDriver.deliver(e, to: $0) }
+                if Set(commits.map { "\($0.map(String.init(describing:)) ?? "nil")" }).count > 1 { mismatches.append("frame \(i): commits differ \(commits)") }
             }
             // Now and then: a button tap (the label changes) or a Tab (the focus ring moves).
             if t >= nextPageEvent {
-                for app in [incremental, whole, scratch] {
+                for app in apps {
                     if i % 2 == 0 {
                         _ = app.handle(PointerEvent(id: 50, phase: .down, location: Point(b.midX, b.midY), timestamp: t))
                         _ = app.handle(PointerEvent(id: 50, phase: .up, location: Point(b.midX, b.midY), timestamp: t))
@@ -50,7 +67,7 @@ import Testing
                 nextPageEvent += 1.3
             }
             // The same (fake) frame times for every app, so the overlay shows the same digits.
-            for app in [incremental, whole, scratch] { app.recordFrameTime(milliseconds: Double(i % 23) * 0.7) }
+            for app in apps { app.recordFrameTime(milliseconds: Double(i % 23) * 0.7) }
             let dirty = incremental.renderFrame(at: t)
             if !dirty.isEmpty && dirty != [incremental.frame.bounds] { partialFrames += 1 }
             whole.invalidate()
@@ -58,9 +75,21 @@ import Testing
             _ = scratch.renderFrame(at: t)
             if let d = firstDifference(incremental.frame, whole.frame) { mismatches.append("frame \(i) t=\(t): vs whole-page redraw at \(d)") }
             if let d = firstDifference(incremental.frame, scratch.frame) { mismatches.append("frame \(i) t=\(t): vs uncached redraw at \(d)") }
+            if lanes > 1 {
+                var pieces = 0
+                let p = parallel.renderFrame(at: t, present: { r in
+                    if pthread_equal(pthread_self(), caller) == 0 { mismatches.append("frame \(i): present off the calling thread") }
+                    presented.copy(r, from: parallel.frame)
+                    pieces += 1
+                })
+                if pieces > 1 + (showFPS ? 1 : 0) { parallelFrames += 1 }
+                if p != dirty { mismatches.append("frame \(i): dirty \(p) with \(lanes) lanes, \(dirty) with one") }
+                if let d = firstDifference(incremental.frame, parallel.frame) { mismatches.append("frame \(i) t=\(t): \(lanes) lanes vs one at \(d)") }
+                if let d = firstDifference(presented, parallel.frame) { mismatches.append("frame \(i) t=\(t): not presented at \(d)") }
+            }
             if mismatches.count > 5 { break }
         }
-        return (frames, partialFrames, mismatches)
+        return (frames, partialFrames, parallelFrames, mismatches)
     }
 
     static func firstDifference(_ a: Pixmap, _ b: Pixmap) -> String? {
@@ -108,6 +137,19 @@ import Testing
                              background: bg)
         #expect(r.mismatches.isEmpty, "seed \(seed): \(r.mismatches)")
         #expect(r.partialFrames > r.frames / 4, "seed \(seed): only \(r.partialFrames) of \(r.frames) frames were partial")
+    }
+
+    /// Frames drawn by several threads at once (bands of whole-page frames, each toggle's
+    /// rectangle) equal frames drawn by one, on every frame: a page large enough for bands,
+    /// with and without images, the FPS overlay, focus ring and button label changes.
+    @Test(arguments: [(UInt64(5), 2, false), (UInt64(9), 3, true)])
+    func framesDrawnByManyLanesEqualOneLane(seed: UInt64, lanes: Int, images: Bool) {
+        let bg = images ? PageBackground(light: Self.patterned(37, 23, seed: seed), dark: Self.patterned(29, 41, seed: seed &+ 1), fit: .cover) : nil
+        let r = Self.compare(seed: seed, seconds: 5, size: PixelSize(width: 1000, height: 600), scale: 1.5, showFPS: images,
+                             background: bg, toggleWidth: 200, lanes: lanes)
+        #expect(r.mismatches.isEmpty, "seed \(seed): \(r.mismatches.prefix(6))")
+        // Several lanes must really have drawn: frames split into more than one piece.
+        #expect(r.parallelFrames > r.frames / 4, "seed \(seed): only \(r.parallelFrames) of \(r.frames) frames were split")
     }
 
     /// The comparison itself can fail: a pixel poked into the incremental frame is found.

@@ -39,13 +39,11 @@ final class SpriteMaker {
         return s
     }
 
-    /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy).
+    /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy). The sprite is
+    /// only read: several canvases may place kept sprites at once (`ToggleDeviceRenderer.prepare`).
     static func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,
                       opacity: Double = 1, mask: LayerMask? = nil) {
-        let home = sprite.origin
-        sprite.origin = (home.x + origin.x + dx, home.y + origin.y + dy)
-        canvas.draw(sprite, opacity: opacity, mask: mask)
-        sprite.origin = home
+        canvas.draw(sprite, offset: (origin.x + dx, origin.y + dy), opacity: opacity, mask: mask)
     }
 
     /// Returns borrowed memory to the pool (one-frame instances).
@@ -57,10 +55,13 @@ final class SpriteMaker {
 
 /// The sun and moon sprites of a cache, one per key (a sub-pixel phase, or one key for a style
 /// drawn on whole pixels), made on first use.
-struct BodySprites {
+///
+/// A class, so that finding a kept sprite only reads the cache that holds it: drawing threads
+/// look sprites up, and the thread that prepares the frame makes them.
+final class BodySprites {
     private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
 
-    mutating func sprite(moon: Bool, key: Int = 0, make: () -> Sprite) -> Sprite {
+    func sprite(moon: Bool, key: Int = 0, make: () -> Sprite) -> Sprite {
         if let s = moon ? moons[key] : suns[key] { return s }
         let s = make()
         if moon { moons[key] = s } else { suns[key] = s }

@@ -51,6 +51,27 @@ public class ToggleDeviceRenderer {
         preconditionFailure("\(Self.self) must supply makeComposition(pool:retained:)")
     }
 
+    /// What the composition draws a frame with, quantized as it draws it (whole pixels and
+    /// sub-pixel phases, 8-bit opacities): frames with equal drawn states draw equal pixels.
+    func drawnState(_ frame: ToggleFrame) -> DrawnToggleState {
+        preconditionFailure("\(Self.self) must supply drawnState(_:)")
+    }
+
+    /// The device rectangle that changes when only the ambient loops' drawn values change
+    /// (appearance and sun/moon placement equal): the pieces that moved or changed opacity,
+    /// where they were and where they are. The whole track unless a style knows better.
+    func ambientBounds(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        trackDeviceBounds(origin: origin)
+    }
+
+    /// Device bounds (origin 0, 0) of a track-artboard rectangle, measured as the compositions
+    /// measure their pieces (`Canvas.deviceBounds(of:)` under the track transform).
+    func trackPieceBounds(_ r: Rect) -> IntRect {
+        let c = Canvas(Pixmap(width: 0, height: 0))
+        c.transform = trackTransform((0, 0))
+        return c.deviceBounds(of: r)
+    }
+
     // MARK: Bounds
 
     /// Device bounds of the track layer (the track frame; nothing of the track reaches outside it).
@@ -78,16 +99,20 @@ public class ToggleDeviceRenderer {
         return r
     }
 
-    /// The device rectangle that changes between two frames: the track when anything in it
-    /// moved (ambient clock, appearance), plus the old and new places of the visible sun and moon
-    /// when the position or appearance changed. Empty when the frames are equal.
+    /// The device rectangle that changes between two frames, judged by what is drawn
+    /// (`drawnState`): empty when both draw the same; the track and the old and new places of
+    /// the visible sun and moon when the appearance changed; otherwise the sun's and moon's old
+    /// and new places when they moved, and the ambient pieces that changed (`ambientBounds`).
     public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
         guard let old else { return bounds(origin: origin) }
         if old == new { return .zero }
-        var r = trackDeviceBounds(origin: origin)
-        if old.position != new.position || old.appearance != new.appearance {
-            r = r.union(celestialBounds(old, origin: origin)).union(celestialBounds(new, origin: origin))
-        }
+        let a = drawnState(old), b = drawnState(new)
+        if a == b { return .zero }
+        let celestial = celestialBounds(old, origin: origin).union(celestialBounds(new, origin: origin))
+        if a.appearance != b.appearance { return trackDeviceBounds(origin: origin).union(celestial) }
+        var r = IntRect.zero
+        if a.celestial != b.celestial { r = celestial }
+        if a.ambient != b.ambient { r = r.union(ambientBounds(from: old, to: new, origin: origin)) }
         return r
     }
 
@@ -114,13 +139,29 @@ public class ToggleDeviceRenderer {
 
     // MARK: Drawing
 
+    /// Makes every kept piece `frame` needs (rasterizing and blurring what is new), without
+    /// drawing. Afterwards `draw(frame, cached: true)` only reads the kept pieces, so several
+    /// threads may draw that frame at once, each with its own canvas (e.g. one band of the page
+    /// each); pieces are made only here or in a `draw` that no other thread overlaps.
+    public func prepare(_ frame: ToggleFrame, pool: LayerPool) {
+        let kept = keptComposition(pool: pool)
+        // The composition run against a canvas with no pixels: every piece is looked up (and
+        // made when new) exactly as a real draw looks it up, and no pixel is written.
+        kept.draw(frame, on: Canvas(Pixmap(width: 0, height: 0), pool: pool), origin: (0, 0))
+    }
+
+    private func keptComposition(pool: LayerPool) -> ToggleComposition {
+        if let kept = composition { return kept }
+        let kept = makeComposition(pool: pool, retained: true)
+        composition = kept
+        return kept
+    }
+
     /// Draws the component with its top-left at device `origin`: with the kept composition
     /// (`cached`), or with one that rasterizes every piece for this frame (the same pixels).
     public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
         if cached {
-            let kept = composition ?? makeComposition(pool: canvas.pool, retained: true)
-            composition = kept
-            kept.draw(frame, on: canvas, origin: origin)
+            keptComposition(pool: canvas.pool).draw(frame, on: canvas, origin: origin)
         } else {
             let fresh = makeComposition(pool: canvas.pool, retained: false)
             fresh.draw(frame, on: canvas, origin: origin)
@@ -142,4 +183,13 @@ extension ToggleComposition {
 
     /// Returns borrowed memory to the pool (one-frame instances).
     func releaseBorrowed() { maker.releaseBorrowed() }
+}
+
+/// A frame as a composition draws it: the appearance, where the sun and moon sit (whole pixels
+/// and phases) and the ambient loops' values as drawn (cloud shifts, star opacities or scales,
+/// only for the scenes that show). Equal states draw equal pixels.
+struct DrawnToggleState: Equatable {
+    var appearance: Double
+    var celestial: [Int]
+    var ambient: [Double]
 }

@@ -80,6 +80,51 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         ToggleSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
+    /// As `ToggleSpriteCache.draw` uses a frame: clouds by whole pixel and phase while the day
+    /// scene shows, stars by their 8-bit opacity while the night scene shows.
+    override func drawnState(_ frame: ToggleFrame) -> DrawnToggleState {
+        let p = clamp(frame.appearance, 0, 1)
+        let c = celestialOrigin((0, 0), position: frame.position)
+        var ambient: [Double] = []
+        if p < 1 {
+            for y in frame.ambient.cloudOffsetsY {
+                let shift = cloudShift(y)
+                ambient += [Double(shift.whole), Double(shift.phase)]
+            }
+        }
+        if p > 0 { ambient += frame.ambient.starOpacities.map(Self.drawnOpacity) }
+        return DrawnToggleState(appearance: p, celestial: [c.x, c.y, c.phaseX, c.phaseY], ambient: ambient)
+    }
+
+    /// An opacity as `Canvas.draw` applies it (0…255).
+    static func drawnOpacity(_ a: Double) -> Double { (clamp(a, 0, 1) * 255 + 0.5).rounded(.down) }
+
+    /// The cloud groups whose drawn shift changed (their sprites at the old and the new shift)
+    /// and the stars whose drawn opacity changed, inside the track.
+    override func ambientBounds(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        let p = clamp(new.appearance, 0, 1)
+        var r = IntRect.zero
+        if p < 1 {
+            for (i, group) in ToggleArt.cloudGroups.enumerated() {
+                let a = cloudShift(old.ambient.cloudOffsetsY[i]), b = cloudShift(new.ambient.cloudOffsetsY[i])
+                guard a != b else { continue }
+                var box = trackPieceBounds(Self.cloudBounds(group))
+                box.height += 1     // the sprite's room for the sub-pixel shift
+                r = r.union(box.offsetBy(dx: 0, dy: a.whole)).union(box.offsetBy(dx: 0, dy: b.whole))
+            }
+        }
+        if p > 0 {
+            for star in ToggleArt.stars {
+                let g = star.group
+                guard Self.drawnOpacity(old.ambient.starOpacities[g]) != Self.drawnOpacity(new.ambient.starOpacities[g]) else { continue }
+                let margin = Double(GaussianBlur.extent(sigma: star.blur * trackUnit)) / trackUnit
+                r = r.union(trackPieceBounds(Self.starBounds(star).insetBy(dx: -margin, dy: -margin)))
+            }
+        }
+        let track = trackDeviceBounds(origin: (0, 0))
+        return r.intersection(track).offsetBy(dx: origin.x, dy: origin.y)
+    }
+
     /// Device bounds of a sun or moon with room for all its stacked shadows, at any phase of
     /// the placement's whole-pixel origin (one extra column and row for the sub-pixel part).
     /// Measured at (0, 0) and moved by the whole-pixel origin, exactly as the body's sprite is

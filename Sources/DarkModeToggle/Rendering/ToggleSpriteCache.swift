@@ -21,13 +21,14 @@ final class ToggleSpriteCache: ToggleComposition {
     /// Measures device bounds under the track transform of a component at (0, 0).
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
-    // Pieces, rendered on first use.
-    private var daySky, nightSky, dayBorder, nightBorder, dayEdge, nightEdge, sceneMask: Sprite?
+    /// The track-sized pieces (skies, borders, edges, scene mask), rendered on first use.
+    private enum TrackPiece: Hashable { case sky(night: Bool), border(night: Bool), edge(night: Bool), mask }
+    private var trackPieces: [TrackPiece: Sprite] = [:]
     /// Per cloud group, its sprites by vertical phase.
     private var clouds: [[Int: Sprite]] = Array(repeating: [:], count: ToggleArt.cloudGroups.count)
     private var stars: [Sprite?] = Array(repeating: nil, count: ToggleArt.stars.count)
     /// Sun and moon sprites by `CelestialPlacement.phaseKey`.
-    private var bodies = BodySprites()
+    private let bodies = BodySprites()
 
     init(renderer r: ToggleRenderer, pool: LayerPool, retained: Bool) {
         renderer = r
@@ -36,36 +37,38 @@ final class ToggleSpriteCache: ToggleComposition {
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
     }
 
-    private func trackPiece(_ slot: inout Sprite?, _ draw: (Canvas) -> Void) -> Sprite {
-        if let s = slot { return s }
+    /// A kept track piece, or the piece `draw` paints (then kept). Looking up only reads.
+    private func trackPiece(_ key: TrackPiece, _ draw: (Canvas) -> Void) -> Sprite {
+        if let s = trackPieces[key] { return s }
         let s = maker.sprite(trackBounds, trackTransform, draw)
-        slot = s
+        trackPieces[key] = s
         return s
     }
 
     private func sky(night: Bool) -> Sprite {
-        let outer = ToggleArt.trackOuter
-        let color = night ? ToggleArt.Palette.nightSky : ToggleArt.Palette.daySky
-        return night ? trackPiece(&nightSky) { $0.fill(outer.path, .solid(color)) }
-                     : trackPiece(&daySky) { $0.fill(outer.path, .solid(color)) }
+        trackPiece(.sky(night: night)) { c in
+            c.fill(ToggleArt.trackOuter.path, .solid(night ? ToggleArt.Palette.nightSky : ToggleArt.Palette.daySky))
+        }
     }
 
     private func border(night: Bool) -> Sprite {
-        let outer = ToggleArt.trackOuter
-        let path = outer.stroke(lineWidth: ToggleArt.outerBorderWidth, alignment: .centered)
-        let paint = ToggleRenderer.verticalGradient(night ? ToggleArt.nightOuterBorder : ToggleArt.dayOuterBorder, over: outer.rect)
-        return night ? trackPiece(&nightBorder) { $0.fill(path, paint) } : trackPiece(&dayBorder) { $0.fill(path, paint) }
+        trackPiece(.border(night: night)) { c in
+            let outer = ToggleArt.trackOuter
+            c.fill(outer.stroke(lineWidth: ToggleArt.outerBorderWidth, alignment: .centered),
+                   ToggleRenderer.verticalGradient(night ? ToggleArt.nightOuterBorder : ToggleArt.dayOuterBorder, over: outer.rect))
+        }
     }
 
     private func edge(night: Bool) -> Sprite {
-        let inner = ToggleArt.trackInner
-        let path = inner.stroke(lineWidth: ToggleArt.innerEdgeWidth, alignment: .inside)
-        let paint = ToggleRenderer.verticalGradient(night ? ToggleArt.nightInnerEdge : ToggleArt.dayInnerEdge, over: inner.rect)
-        return night ? trackPiece(&nightEdge) { $0.fill(path, paint) } : trackPiece(&dayEdge) { $0.fill(path, paint) }
+        trackPiece(.edge(night: night)) { c in
+            let inner = ToggleArt.trackInner
+            c.fill(inner.stroke(lineWidth: ToggleArt.innerEdgeWidth, alignment: .inside),
+                   ToggleRenderer.verticalGradient(night ? ToggleArt.nightInnerEdge : ToggleArt.dayInnerEdge, over: inner.rect))
+        }
     }
 
     private func mask() -> Sprite {
-        trackPiece(&sceneMask) { $0.fill(ToggleArt.trackInner.path, .solid(.white)) }
+        trackPiece(.mask) { $0.fill(ToggleArt.trackInner.path, .solid(.white)) }
     }
 
     /// Cloud group `i` drawn `phase` / subpixelSteps px lower than its artboard position.

@@ -25,6 +25,9 @@ public protocol ToggleStyleRenderer: AnyObject {
     /// Draws the component with its top-left at device `origin`; `cached` keeps the rendered
     /// pieces between frames (same pixels as `cached: false`).
     func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool)
+    /// Makes the kept pieces `frame` needs, so that drawing it with `cached: true` only reads
+    /// them (from several threads at once, each with its own canvas).
+    func prepare(_ frame: ToggleFrame, pool: LayerPool)
     /// The device rectangle the component can touch, for any state.
     func bounds(origin: (x: Int, y: Int)) -> IntRect
     /// The device rectangle that changes between two frames (empty when they are equal).

@@ -61,6 +61,44 @@ public final class VividRenderer: ToggleDeviceRenderer {
         VividSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
+    /// As `VividSpriteCache.draw` uses a frame: cloud banks by their whole-pixel shift while the
+    /// day scene shows, the stars' scales while the night scene shows.
+    override func drawnState(_ frame: ToggleFrame) -> DrawnToggleState {
+        let p = clamp(frame.appearance, 0, 1)
+        let c = celestialOrigin((0, 0), position: frame.position)
+        var ambient: [Double] = []
+        if p < 1 { ambient += cloudShifts(frame).map(Double.init) }
+        if p > 0 { ambient += frame.ambient.vividStarScales }
+        return DrawnToggleState(appearance: p, celestial: [c.x, c.y], ambient: ambient)
+    }
+
+    /// Each cloud bank's whole-pixel shift in `frame`.
+    private func cloudShifts(_ frame: ToggleFrame) -> [Int] {
+        VividArt.cloudGroups.indices.map { i in
+            let float = frame.ambient.vividCloudOffsetsY.indices.contains(i) ? frame.ambient.vividCloudOffsetsY[i] : 0
+            return cloudShift(appearance: frame.appearance, float: float)
+        }
+    }
+
+    /// The cloud banks that moved (each with its shadow, where it was and where it is) and, when
+    /// star scales changed, the whole scene; inside the scene's frame.
+    override func ambientBounds(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        let p = clamp(new.appearance, 0, 1)
+        let inner = trackPieceBounds(VividArt.innerFrame)
+        if p > 0 && old.ambient.vividStarScales != new.ambient.vividStarScales { return inner.offsetBy(dx: origin.x, dy: origin.y) }
+        var r = IntRect.zero
+        if p < 1 {
+            let art = VividArt.trackShadow
+            let dx = Int((art.dx * trackUnit).rounded()), dy = Int((art.dy * trackUnit).rounded())
+            let m = GaussianBlur.extent(sigma: art.radius * trackUnit) + max(abs(dx), abs(dy))
+            for (i, (a, b)) in zip(cloudShifts(old), cloudShifts(new)).enumerated() where a != b {
+                let box = trackPieceBounds(Self.cloudBounds(VividArt.cloudGroups[i])).insetBy(dx: -m, dy: -m)
+                r = r.union(box.offsetBy(dx: 0, dy: a)).union(box.offsetBy(dx: 0, dy: b))
+            }
+        }
+        return r.intersection(inner).offsetBy(dx: origin.x, dy: origin.y)
+    }
+
     /// Device bounds of a sun or moon with room for its ring and stacked shadows; measured at
     /// (0, 0) and moved by the origin, exactly as the body's sprite is made and placed.
     func bodyBounds(_ body: VividArt.Body, celestial o: (x: Int, y: Int)) -> IntRect {

@@ -30,7 +30,7 @@ final class VividSpriteCache: ToggleComposition {
     /// Measures device bounds under the track transform of a component at (0, 0).
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
-    private var bodies = BodySprites()
+    private let bodies = BodySprites()
     private var clip, border, halo, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)

@@ -1,5 +1,6 @@
 import DarkModeToggle
 import Raster
+import Synchronization
 
 /// What the app needs to know about its surroundings at start.
 public struct KioskOptions {
@@ -99,6 +100,16 @@ public final class KioskApp {
     /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
     /// that shows what caching and invalidation buy.
     public var incremental = true
+    /// Helper threads for frames: with more than one lane, the changed rectangles (large ones
+    /// cut into bands) are drawn at once, each lane with its own canvas, after the frame's
+    /// pieces are made on the calling thread. The same pixels as one lane (tested).
+    public var workers: FrameWorkers? {
+        didSet { laneCanvases = (1..<max(1, workers?.lanes ?? 1)).map { _ in Canvas(frame) } }
+    }
+    /// Canvases of lanes 1… (lane 0 draws with `canvas`), each with its own layer pool.
+    private var laneCanvases: [Canvas] = []
+    /// Labels are drawn one lane at a time: the typesetter keeps a glyph cache.
+    private let textLock = Mutex(())
     public let fps = FrameTimeOverlay()
 
     public init(options: KioskOptions, preference: AppearancePreference, system: SystemAppearance = .noPreference) {
@@ -252,6 +263,7 @@ public final class KioskApp {
         options.scale = scale
         frame.reset(width: pixelWidth, height: pixelHeight)
         canvas.retarget(frame)
+        for c in laneCanvases { c.retarget(frame) }
         relayout()
         invalidate()
     }
@@ -490,16 +502,28 @@ public final class KioskApp {
     /// repeat the toggle's per-layer work.
     public static let presentBandMinPixels = 1 << 19
 
+    /// What a frame draws with besides its colours: made before any lane draws, read by all.
+    private struct FrameAssets {
+        var colors: ResolvedColors
+        var toggles: [ToggleFrame]
+        var images: PreparedBackground?
+        var weight: UInt32
+        /// The button's material backdrop (nil when no changed rectangle reaches the button).
+        var material: Sprite?
+    }
+
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
-    /// Returns the rectangles (pixels) that changed and must be presented.
+    /// Returns the rectangles (pixels) that changed and must be presented; they are disjoint.
     ///
     /// With `present`, each large changed rectangle is drawn in bands of `presentBandRows` rows and
     /// every band is handed to `present` as soon as it is finished, while its rows are still in
     /// the cache (fill, composite and the presenter's copy touch each row back to back); the
-    /// FPS overlay's rectangle follows last. The pixels are the same as without (drawing is
-    /// clip-independent, tested), and the returned rectangles too. Frames drawn from scratch
-    /// (`incremental == false`) are drawn whole and then presented, since every piece would be
-    /// rasterized again for each band.
+    /// FPS overlay's rectangle follows last. With `workers`, the bands and the smaller
+    /// rectangles are drawn by several lanes at once and `present` is still called on the
+    /// calling thread, for each piece as it is finished. The pixels are the same either way
+    /// (drawing is clip-independent, tested), and the returned rectangles too. Frames drawn
+    /// from scratch (`incremental == false`) are drawn whole, on the calling thread, and then
+    /// presented, since every piece would be rasterized again for each band.
     public func renderFrame(at time: Double, present: ((IntRect) -> Void)? = nil) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
         let colors = colors(at: time)
@@ -512,29 +536,37 @@ public final class KioskApp {
         if !incremental || key != shownStatic {
             dirty = [frame.bounds]
         } else {
-            for i in 0..<2 where toggles[i] != shownToggles[i] {
-                let r = renderers[i].dirtyBounds(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
-                    .intersection(frame.bounds)
-                if r.isEmpty { continue }
-                if let j = dirty.firstIndex(where: { !$0.intersection(r).isEmpty }) {
-                    dirty[j] = dirty[j].union(r)
-                } else {
-                    dirty.append(r)
+            dirty = IntRect.disjointUnion((0..<2).map { i in
+                toggles[i] == shownToggles[i] ? .zero
+                    : renderers[i].dirtyBounds(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
+                        .intersection(frame.bounds)
+            })
+        }
+        var assets = FrameAssets(colors: colors, toggles: toggles, images: images, weight: weight, material: nil)
+        if dirty.contains(where: { !$0.intersection(buttonReach).isEmpty }) {
+            assets.material = buttonMaterial(colors: colors, images: images, weight: weight)
+        }
+        let lanes = workers.map { $0.lanes } ?? 1
+        if incremental, lanes > 1 || present != nil {
+            // Pieces: large rectangles in bands, the rest whole.
+            let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
+            if let workers, lanes > 1, pieces.count > 1 {
+                for i in 0..<2 where dirty.contains(where: { !$0.intersection(toggleReach(i)).isEmpty }) {
+                    renderers[i].prepare(toggles[i], pool: canvas.pool)
+                }
+                workers.run(pieces.count, { item, lane in
+                    self.drawPage(clip: pieces[item], on: lane == 0 ? self.canvas : self.laneCanvases[lane - 1], assets)
+                }, { item in present?(pieces[item]) })
+            } else {
+                for piece in pieces {
+                    drawPage(clip: piece, on: canvas, assets)
+                    present?(piece)
                 }
             }
-        }
-        for r in dirty {
-            guard let present, incremental, r.area >= Self.presentBandMinPixels else {
-                drawPage(clip: r, colors: colors, toggles: toggles, images: images, weight: weight)
+        } else {
+            for r in dirty {
+                drawPage(clip: r, on: canvas, assets)
                 present?(r)
-                continue
-            }
-            var y = r.minY
-            while y < r.maxY {
-                let band = IntRect(x: r.minX, y: y, width: r.width, height: min(Self.presentBandRows, r.maxY - y))
-                drawPage(clip: band, colors: colors, toggles: toggles, images: images, weight: weight)
-                present(band)
-                y += band.height
             }
         }
         shownStatic = key
@@ -548,15 +580,37 @@ public final class KioskApp {
         return dirty
     }
 
+    /// The device rectangle toggle `i` can touch.
+    private func toggleReach(_ i: Int) -> IntRect {
+        renderers[i].bounds(origin: layout.origin(of: i == 0 ? .original : .vivid))
+    }
+
+    /// The device rectangle the button (capsule, hairline, and its focus ring's slack) can touch.
+    private var buttonReach: IntRect { layout.buttonPixelFrame.roundedOut.insetBy(dx: -2, dy: -2) }
+
+    /// The button's material: a blurred copy of what lies behind (the page background, or the
+    /// background images cross-fading), tinted; kept between frames by its cache.
+    private func buttonMaterial(colors: ResolvedColors, images: PreparedBackground?, weight: UInt32) -> Sprite {
+        let r = layout.buttonPixelFrame, k = layout.effectiveScale
+        if let images {
+            return backdropMaterial.sprite(for: r.roundedOut, background: images, weight: weight, tint: colors[.materialTint],
+                                           sigma: 10 * k, incremental: incremental)
+        }
+        return material.sprite(for: r, background: colors[.pageBackground].premultiplied8.packed, tint: colors[.materialTint],
+                               sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
+    }
+
     /// Draws everything that touches `clip`: background, labels, toggles, button, focus ring.
-    private func drawPage(clip: IntRect, colors: ResolvedColors, toggles: [ToggleFrame], images: PreparedBackground?,
-                          weight: UInt32) {
+    /// Reads the app's state and writes only `clip`'s pixels and `canvas`, so lanes with their
+    /// own canvases may draw disjoint clips at once (the toggles' pieces prepared first).
+    private func drawPage(clip: IntRect, on canvas: Canvas, _ a: FrameAssets) {
         canvas.clip = clip
         canvas.transform = .identity
+        let colors = a.colors
         let background = colors[.pageBackground].premultiplied8.packed
-        if let images {
+        if let images = a.images {
             let r = clip.intersection(frame.bounds)
-            images.draw(r, weight: weight, into: frame, at: (r.x, r.y))
+            images.draw(r, weight: a.weight, into: frame, at: (r.x, r.y))
         } else {
             frame.fill(clip, with: background)
         }
@@ -567,49 +621,45 @@ public final class KioskApp {
             guard !device.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty, let label = labelSlots[i].label else { continue }
             let lineH = PageLayout.headlineLineHeight * k
             let baseline = box.y * s + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
-            typesetter.draw(label, on: canvas, baselineOrigin: Point((box.x * s).rounded(), baseline.rounded()), color: colors[.label])
+            textLock.withLock { _ in
+                typesetter.draw(label, on: canvas, baselineOrigin: Point((box.x * s).rounded(), baseline.rounded()), color: colors[.label])
+            }
         }
         // Toggles.
         for i in 0..<2 {
             let o = layout.origin(of: i == 0 ? .original : .vivid)
             guard !renderers[i].bounds(origin: o).intersection(clip).isEmpty else { continue }
-            renderers[i].draw(toggles[i], on: canvas, origin: o, cached: incremental)
+            renderers[i].draw(a.toggles[i], on: canvas, origin: o, cached: incremental)
             canvas.clip = clip
             canvas.transform = .identity
         }
-        drawButton(clip: clip, colors: colors, background: background, images: images, weight: weight)
-        if focusVisible { drawFocusRing(clip: clip, colors: colors) }
+        if let material = a.material { drawButton(on: canvas, clip: clip, colors: colors, material: material, weight: a.weight) }
+        if focusVisible { drawFocusRing(on: canvas, clip: clip, colors: colors) }
         canvas.clip = frame.bounds
         canvas.transform = .identity
     }
 
-    private func drawButton(clip: IntRect, colors: ResolvedColors, background: UInt32, images: PreparedBackground?,
-                            weight: UInt32) {
+    private func drawButton(on canvas: Canvas, clip: IntRect, colors: ResolvedColors, material: Sprite, weight: UInt32) {
         let r = layout.buttonPixelFrame, k = layout.effectiveScale
         guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
         let capsule = Path.roundedRect(r, radius: r.height / 2)
-        // The material: a blurred copy of what lies behind (the page background, or the
-        // background images cross-fading), tinted.
-        let sprite = images.map {
-            backdropMaterial.sprite(for: r.roundedOut, background: $0, weight: weight, tint: colors[.materialTint],
-                                    sigma: 10 * k, incremental: incremental)
-        } ?? material.sprite(for: r, background: background, tint: colors[.materialTint],
-                             sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
-        canvas.draw(sprite, mask: .path(capsule, .nonZero))
+        canvas.draw(material, mask: .path(capsule, .nonZero))
         canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
         // Icon and label.
         let pad = PageLayout.buttonPadding.h * k
         let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
         let cy = r.midY
         let icon = Rect(x: r.minX + pad, y: cy - iconW / 2, width: iconW, height: iconW)
-        drawIcon(in: icon.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2), followsSystem: followsSystem,
+        drawIcon(on: canvas, in: icon.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2), followsSystem: followsSystem,
                  color: colors[.buttonLabel], darkness: Double(weight) / 256)
         if let label = labelSlots[2].label {
             let x = icon.maxX + PageLayout.iconSpacing * k
             let lineH = PageLayout.calloutLineHeight * k
             let top = cy - lineH / 2
             let baseline = top + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
-            typesetter.draw(label, on: canvas, baselineOrigin: Point(x.rounded(), baseline.rounded()), color: colors[.buttonLabel])
+            textLock.withLock { _ in
+                typesetter.draw(label, on: canvas, baselineOrigin: Point(x.rounded(), baseline.rounded()), color: colors[.buttonLabel])
+            }
         }
     }
 
@@ -617,7 +667,7 @@ public final class KioskApp {
     /// "checkmark.circle.fill" (a filled disc with the check knocked out). The screenshots show
     /// the filled half on the left in light and on the right in dark; during the page cross-fade
     /// the halves trade places (each at its share of the page's `darkness`, 0 light … 1 dark).
-    private func drawIcon(in r: Rect, followsSystem: Bool, color: Color, darkness: Double) {
+    private func drawIcon(on canvas: Canvas, in r: Rect, followsSystem: Bool, color: Color, darkness: Double) {
         let c = r.center, radius = r.width / 2
         if followsSystem {
             var p = Path.circle(center: c, radius: radius)
@@ -648,7 +698,7 @@ public final class KioskApp {
         }
     }
 
-    private func drawFocusRing(clip: IntRect, colors: ResolvedColors) {
+    private func drawFocusRing(on canvas: Canvas, clip: IntRect, colors: ResolvedColors) {
         let s = layout.scale, k = layout.effectiveScale
         let r: Rect, radius: Double
         switch focus {

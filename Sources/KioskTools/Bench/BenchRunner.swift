@@ -8,6 +8,7 @@ import Raster
 import KioskEngine
 import KioskSupport
 import Text
+import Threads
 
 /// `darkmode-kiosk bench`: the real app and renderer on a virtual 60 Hz clock, with no
 /// display. Each frame is timed from input delivery through update and render to the
@@ -29,6 +30,8 @@ public struct BenchRunner {
     /// costs in the kiosk). Without a typesetter the labels are estimated and not drawn.
     public var strings: PageStrings
     public var typesetter: LabelTypesetter?
+    /// Threads that draw a frame (the caller's and helpers, `KioskApp.workers`).
+    public var lanes = 1
 
     public init(size: PixelSize = PixelSize(width: 1920, height: 1080), scale: Double = 2,
                 frames: Int = BenchRunner.defaultFrames, fullRedraw: Bool = false,
@@ -55,7 +58,7 @@ public struct BenchRunner {
         public var fullRedraw: Bool
         /// Wall-clock frame times, milliseconds.
         public var p50, p95, p99, max: Double
-        /// Thread CPU time per frame, milliseconds (p50).
+        /// CPU time per frame of every thread (helper lanes included), milliseconds (p50).
         public var cpuP50: Double
         public var overBudget: Int
         public var pixelsPerFrame: Double
@@ -66,6 +69,8 @@ public struct BenchRunner {
     public func run(_ scenario: BenchScenario, onCommit: @escaping (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
         let app = KioskApp(options: options(scenario), isDarkMode: false)
         app.incremental = !fullRedraw
+        let helpers = HelperLanes(helpers: lanes - 1)
+        if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
         let script = BenchScript.make(scenario, toggle: app.toggleFrame)
         let driver = VirtualClockDriver(app: app, input: script)
         driver.onEvent = { if let output = $0.output { onCommit(output) } }
@@ -75,10 +80,10 @@ public struct BenchRunner {
         var pixels = 0
         for i in 0..<(frames + Self.warmUpFrames) {
             // One frame: input delivery, update, render, and the "present" copy.
-            let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
+            let w0 = Clock.monotonic(), c0 = Clock.processCPU()
             // The app hands each finished band to the copy while its rows are in the cache.
             let dirty = driver.step(present: { presented.copy($0, from: app.frame) }).dirty
-            let w1 = Clock.monotonic(), c1 = Clock.threadCPU()
+            let w1 = Clock.monotonic(), c1 = Clock.processCPU()
             guard i >= Self.warmUpFrames else { continue }
             wall.append((w1 - w0) * 1000)
             cpu.append((c1 - c0) * 1000)
@@ -124,8 +129,8 @@ public struct BenchRunner {
 
     /// Human-readable table. The two ratio columns are p50 and p99 over the yardstick's p50.
     public static func table(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
-                             peakRSSMB: Double, withText: Bool = true) -> String {
-        var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, frame budget 16.67 ms, "
+                             peakRSSMB: Double, withText: Bool = true, lanes: Int = 1) -> String {
+        var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, \(lanes) thread\(lanes == 1 ? "" : "s"), frame budget 16.67 ms, "
                         + (withText ? "the full page (labels and button text via HarfBuzz/FreeType)" : "the page WITHOUT text (no fonts found)"),
                      "yardstick: fill + copy of one \(size.width)x\(size.height) frame, p50 " + f3(yardstick.p50)
                         + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds)",
@@ -150,12 +155,13 @@ public struct BenchRunner {
 
     /// The `--json` document.
     public static func json(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
-                            peakRSSMB: Double, withText: Bool = true) -> String {
+                            peakRSSMB: Double, withText: Bool = true, lanes: Int = 1) -> String {
         func n(_ d: Double) -> JSONValue { .number(JSONNumber(rounded(d, places: 3)) ?? JSONNumber(0)!) }
         var root = JSONObject()
         root["size"] = .array([n(Double(size.width)), n(Double(size.height))])
         root["scale"] = n(scale)
         root["text"] = .bool(withText)
+        root["threads"] = n(Double(lanes))
         var yd = JSONObject()
         yd["what"] = .string("fill + copy of one frame of the benchmarked size")
         var yms = JSONObject()
@@ -193,6 +199,7 @@ public enum BenchCommand {
         let size = o.size ?? PixelSize(width: 1920, height: 1080)
         let scale = o.scale ?? 2
         var runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
+        runner.lanes = o.lanes ?? HelperLanes.defaultLanes()
         // The real page: the config's colours and images, labels typeset as the kiosk does
         // (English unless the config names a language; never the locale, so runs compare).
         let page = try ConfiguredPage.load(configPath: o.configPath, language: nil, environment: [:])
@@ -207,11 +214,11 @@ public enum BenchCommand {
         let rss = Clock.peakRSSMB()
         let yardstick = BenchRunner.measureYardstick(size: size)
         output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
-                                 withText: text.typesetter != nil))
+                                 withText: text.typesetter != nil, lanes: runner.lanes))
         if let path = o.jsonPath {
             do {
                 try OutputFile.write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
-                                                             withText: text.typesetter != nil) + "\n").utf8), to: path)
+                                                             withText: text.typesetter != nil, lanes: runner.lanes) + "\n").utf8), to: path)
             } catch {
                 throw .runtime("bench --json: \(error)")
             }

@@ -1,6 +1,8 @@
 import DarkModeToggle
 import KioskEngine
 import KioskSupport
+import Threads
+
 /// Parses `darkmode-kiosk`'s arguments (without the program name) into a `KioskCommand`.
 /// Pure: no I/O, no environment. Every problem is a usage error (exit 2) naming the flag and
 /// what was expected.
@@ -153,6 +155,7 @@ public enum CommandLineParser {
         o.scale = try s.scale("--scale")
         o.configPath = s.value("--config")
         o.prefsPath = s.value("--prefs")
+        o.lanes = try s.integer("--threads", in: 1...HelperLanes.maxLanes, what: "a thread count")
         return o
     }
 
@@ -245,6 +248,7 @@ public enum CommandLineParser {
         o.fullRedraw = s.has("--full-redraw")
         o.raster = s.has("--raster")
         o.configPath = s.value("--config")
+        o.lanes = try s.integer("--threads", in: 1...HelperLanes.maxLanes, what: "a thread count")
         return o
     }
 
@@ -355,6 +359,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--high-contrast", help: "high-contrast colour variants, labels at least 7:1 (forced; without it the desktop portal's contrast decides, live)"),
         FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default: config, then LC_ALL/LC_MESSAGES/LANG)"),
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
+        FlagSpec(name: "--threads", valueName: "N", help: "threads that draw a busy frame (default: 2 with 2 or more cores, else 1; helpers sleep while the page is still)"),
     ]
     static let render: [FlagSpec] = [
         FlagSpec(name: "--out", valueName: "FILE.png", help: "the PNG to write (required)", usage: "--out FILE.png"),
@@ -397,5 +402,6 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--full-redraw", help: "redraw the whole page every frame (no dirty rectangles)"),
         FlagSpec(name: "--raster", help: "time the rasterizer alone"),
         FlagSpec(name: "--config", valueName: "FILE", help: "the page as this settings file configures it (colours, language, background images)"),
+        FlagSpec(name: "--threads", valueName: "N", help: "threads that draw a frame (default: 2 with 2 or more cores, else 1)"),
     ]
 }

@@ -40,6 +40,8 @@ public struct RunOptions: Equatable, Sendable {
     public var highContrast = false
     /// `--lang CODE`: label language.
     public var language: String?
+    /// `--threads N`: lanes that draw a frame; nil for the default (`HelperLanes.defaultLanes`).
+    public var lanes: Int?
     public init() {}
 }
 
@@ -142,6 +144,8 @@ public struct BenchOptions: Equatable, Sendable {
     public var raster = false
     /// `--config FILE`: the page as configured (colours, toggle width, language, background images).
     public var configPath: String?
+    /// `--threads N`: lanes that draw a frame; nil for the default (`HelperLanes.defaultLanes`).
+    public var lanes: Int?
     public init() {}
 }
 

@@ -1,0 +1,52 @@
+import Raster
+
+/// More than one core for a frame. The engine reads no clock and starts no thread: a host
+/// that has helper threads (`Threads.HelperLanes`) hands the app this description of them.
+///
+/// `run(count, work, finished)` must call `work(item, lane)` once for every item in
+/// 0..<count — lane 0 on the calling thread, lanes 1..<`lanes` on helpers, any item on any
+/// lane — and `finished(item)` on the calling thread after that item's work, all before it
+/// returns.
+public struct FrameWorkers {
+    /// Lanes that draw at once, the caller's included.
+    public var lanes: Int
+    public var run: (_ count: Int, _ work: (_ item: Int, _ lane: Int) -> Void, _ finished: (_ item: Int) -> Void) -> Void
+
+    public init(lanes: Int, run: @escaping (Int, (Int, Int) -> Void, (Int) -> Void) -> Void) {
+        self.lanes = max(1, lanes)
+        self.run = run
+    }
+}
+
+extension IntRect {
+    /// `rects` made pairwise disjoint by merging every two that overlap into their union
+    /// (repeatedly: a union can reach a third rectangle), empty ones dropped.
+    static func disjointUnion(_ rects: [IntRect]) -> [IntRect] {
+        var out: [IntRect] = []
+        for r in rects where !r.isEmpty {
+            var merged = r
+            var i = 0
+            while i < out.count {
+                if !out[i].intersection(merged).isEmpty {
+                    merged = merged.union(out.remove(at: i))
+                    i = 0
+                } else {
+                    i += 1
+                }
+            }
+            out.append(merged)
+        }
+        return out
+    }
+
+    /// This rectangle cut into bands of at most `rows` rows, top to bottom.
+    func bands(rows: Int) -> [IntRect] {
+        var out: [IntRect] = []
+        var y = minY
+        while y < maxY {
+            out.append(IntRect(x: minX, y: y, width: width, height: min(rows, maxY - y)))
+            y += rows
+        }
+        return out
+    }
+}
