@@ -16,7 +16,8 @@ import Threads
     /// With `lanes` > 1 a fourth app draws every frame with that many threads
     /// (`KioskApp.workers`, real `HelperLanes`) and presents each piece as it is finished; its
     /// frame, its dirty rectangles and what it presented must equal the one-lane app's, and
-    /// `present` must be called on the calling thread only.
+    /// `present` must be called on the calling thread only. A fifth draws from scratch on as
+    /// many lanes.
     static func compare(seed: UInt64, seconds: Double, size: PixelSize, scale: Double, showFPS: Bool,
                         background: PageBackground? = nil, toggleWidth: Double = 80,
                         lanes: Int = 1) -> (frames: Int, partialFrames: Int, parallelFrames: Int, mismatches: [String]) {
@@ -30,9 +31,13 @@ import Threads
         var apps = [incremental, whole, scratch]
         let helpers = HelperLanes(helpers: lanes - 1)
         let parallel = KioskApp(options: options, isDarkMode: false)
+        let parallelScratch = KioskApp(options: options, isDarkMode: false)
+        parallelScratch.incremental = false
         if lanes > 1 {
-            parallel.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run)
-            apps.append(parallel)
+            for app in [parallel, parallelScratch] {
+                app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run)
+                apps.append(app)
+            }
         }
         let presented = Pixmap(width: size.width, height: size.height)
         let caller = pthread_self()
@@ -86,6 +91,9 @@ import Threads
                 if p != dirty { mismatches.append("frame \(i): dirty \(p) with \(lanes) lanes, \(dirty) with one") }
                 if let d = firstDifference(incremental.frame, parallel.frame) { mismatches.append("frame \(i) t=\(t): \(lanes) lanes vs one at \(d)") }
                 if let d = firstDifference(presented, parallel.frame) { mismatches.append("frame \(i) t=\(t): not presented at \(d)") }
+                // From scratch on several lanes: pieces made one toggle per lane, composed in bands.
+                _ = parallelScratch.renderFrame(at: t)
+                if let d = firstDifference(incremental.frame, parallelScratch.frame) { mismatches.append("frame \(i) t=\(t): from scratch on \(lanes) lanes at \(d)") }
             }
             if mismatches.count > 5 { break }
         }

@@ -150,6 +150,26 @@ public class ToggleDeviceRenderer {
         kept.draw(frame, on: Canvas(Pixmap(width: 0, height: 0), pool: pool), origin: (0, 0))
     }
 
+    /// Rasterizes (and blurs) every piece `frame` needs anew, as a from-scratch draw does, into a
+    /// one-frame composition whose memory is borrowed from `pool`; until `endFromScratch()`,
+    /// `draw(frame, cached: false)` composites those pieces and only reads them (several threads
+    /// at once, each with its own canvas). Two renderers may prepare at once with different pools.
+    public func prepareFromScratch(_ frame: ToggleFrame, pool: LayerPool) {
+        endFromScratch()
+        let fresh = makeComposition(pool: pool, retained: false)
+        fresh.draw(frame, on: Canvas(Pixmap(width: 0, height: 0), pool: pool), origin: (0, 0))
+        oneFrame = fresh
+    }
+
+    /// Gives the prepared one-frame pieces' memory back to their pool.
+    public func endFromScratch() {
+        oneFrame?.releaseBorrowed()
+        oneFrame = nil
+    }
+
+    /// The composition `prepareFromScratch` made, until `endFromScratch`.
+    private var oneFrame: ToggleComposition?
+
     private func keptComposition(pool: LayerPool) -> ToggleComposition {
         if let kept = composition { return kept }
         let kept = makeComposition(pool: pool, retained: true)
@@ -162,6 +182,8 @@ public class ToggleDeviceRenderer {
     public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
         if cached {
             keptComposition(pool: canvas.pool).draw(frame, on: canvas, origin: origin)
+        } else if let prepared = oneFrame {
+            prepared.draw(frame, on: canvas, origin: origin)
         } else {
             let fresh = makeComposition(pool: canvas.pool, retained: false)
             fresh.draw(frame, on: canvas, origin: origin)

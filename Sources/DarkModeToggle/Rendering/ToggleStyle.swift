@@ -28,6 +28,10 @@ public protocol ToggleStyleRenderer: AnyObject {
     /// Makes the kept pieces `frame` needs, so that drawing it with `cached: true` only reads
     /// them (from several threads at once, each with its own canvas).
     func prepare(_ frame: ToggleFrame, pool: LayerPool)
+    /// Rasterizes the pieces of `frame` anew for one from-scratch frame (`draw(cached: false)`
+    /// then only reads them) until `endFromScratch()`.
+    func prepareFromScratch(_ frame: ToggleFrame, pool: LayerPool)
+    func endFromScratch()
     /// The device rectangle the component can touch, for any state.
     func bounds(origin: (x: Int, y: Int)) -> IntRect
     /// The device rectangle that changes between two frames (empty when they are equal).

@@ -522,8 +522,9 @@ public final class KioskApp {
     /// rectangles are drawn by several lanes at once and `present` is still called on the
     /// calling thread, for each piece as it is finished. The pixels are the same either way
     /// (drawing is clip-independent, tested), and the returned rectangles too. Frames drawn
-    /// from scratch (`incremental == false`) are drawn whole, on the calling thread, and then
-    /// presented, since every piece would be rasterized again for each band.
+    /// from scratch (`incremental == false`) on one lane are drawn whole and then presented,
+    /// since every piece would be rasterized again for each band; on several lanes their pieces
+    /// are made once, a toggle or the button's material per lane, and then composed in bands.
     public func renderFrame(at time: Double, present: ((IntRect) -> Void)? = nil) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
         let colors = colors(at: time)
@@ -543,10 +544,12 @@ public final class KioskApp {
             })
         }
         var assets = FrameAssets(colors: colors, toggles: toggles, images: images, weight: weight, material: nil)
-        if dirty.contains(where: { !$0.intersection(buttonReach).isEmpty }) {
-            assets.material = buttonMaterial(colors: colors, images: images, weight: weight)
-        }
         let lanes = workers.map { $0.lanes } ?? 1
+        if dirty.contains(where: { !$0.intersection(buttonReach).isEmpty }) {
+            // From scratch on several lanes, one of them makes it (below).
+            assets.material = incremental || lanes == 1 ? buttonMaterial(colors: colors, images: images, weight: weight)
+                                                        : Sprite(pixmap: Pixmap(width: 0, height: 0), origin: (0, 0))
+        }
         if incremental, lanes > 1 || present != nil {
             // Pieces: large rectangles in bands, the rest whole.
             let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
@@ -555,7 +558,7 @@ public final class KioskApp {
                     renderers[i].prepare(toggles[i], pool: canvas.pool)
                 }
                 workers.run(pieces.count, { item, lane in
-                    self.drawPage(clip: pieces[item], on: lane == 0 ? self.canvas : self.laneCanvases[lane - 1], assets)
+                    self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
                 }, { item in present?(pieces[item]) })
             } else {
                 for piece in pieces {
@@ -563,6 +566,25 @@ public final class KioskApp {
                     present?(piece)
                 }
             }
+        } else if let workers, lanes > 1 {
+            // From scratch on several lanes: each toggle's pieces and the button's material are
+            // made anew at once (one lane each), then the page is composed in bands.
+            var material = assets.material
+            let wantsMaterial = material != nil
+            workers.run(3, { item, lane in
+                let pool = self.canvas(lane: lane).pool
+                if item < 2 {
+                    self.renderers[item].prepareFromScratch(toggles[item], pool: pool)
+                } else if wantsMaterial {
+                    material = self.buttonMaterial(colors: colors, images: images, weight: weight)
+                }
+            }, { _ in })
+            assets.material = material
+            let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
+            workers.run(pieces.count, { item, lane in
+                self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
+            }, { item in present?(pieces[item]) })
+            for r in renderers { r.endFromScratch() }
         } else {
             for r in dirty {
                 drawPage(clip: r, on: canvas, assets)
@@ -579,6 +601,9 @@ public final class KioskApp {
         }
         return dirty
     }
+
+    /// The canvas lane `lane` draws with.
+    private func canvas(lane: Int) -> Canvas { lane == 0 ? canvas : laneCanvases[lane - 1] }
 
     /// The device rectangle toggle `i` can touch.
     private func toggleReach(_ i: Int) -> IntRect {
