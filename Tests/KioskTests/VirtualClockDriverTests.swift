@@ -66,14 +66,26 @@ import Testing
         for line in every.lines where line.hasPrefix("{\"frame\":") {
             everyByFrame[try Self.object(line)["frame"]!.wholeNumber!] = line
         }
-        var compared = 0, previous = -1, longestGap = 0
+        var compared = 0, previous = -1, longestGap = 0, afterGaps = 0
         for line in skipping.lines where line.hasPrefix("{\"frame\":") {
             let n = try Self.object(line)["frame"]!.wholeNumber!
-            #expect(everyByFrame[n] == line, "frame \(n)")
+            if n - previous > 1, var mine = try? Self.object(line), var theirs = try? Self.object(everyByFrame[n] ?? "") {
+                // The first frame after a skipped stretch redraws what changed since the last
+                // drawn frame (more clouds moved over the stretch than in one frame): its
+                // dirty pixel count may differ; everything else is the same.
+                #expect(mine["dirtyPixels"] != nil && theirs["dirtyPixels"] != nil, "frame \(n)")
+                mine["dirtyPixels"] = nil
+                theirs["dirtyPixels"] = nil
+                #expect(mine == theirs, "frame \(n)")
+                afterGaps += 1
+            } else {
+                #expect(everyByFrame[n] == line, "frame \(n)")
+            }
             longestGap = max(longestGap, n - previous - 1)
             previous = n
             compared += 1
         }
+        #expect(afterGaps < compared / 4, "\(afterGaps) of \(compared) frames follow a skipped stretch")
         #expect(compared == skipping.result.frames)
         // Whole idle seconds were skipped, not just the odd frame.
         #expect(longestGap > 60, "longest skipped stretch \(longestGap) frames")

@@ -13,7 +13,8 @@ import KioskSupport
 /// Idle stretches are skipped (`skipIdleFrames`, on by default): while the app is settled only
 /// the ambient loops would change pixels, so replay jumps to the next event's frame. A replay
 /// therefore costs what happens (events and animated frames), not how long the trace is; the
-/// outcome and every frame it does render are the same as without skipping.
+/// outcome and every frame it does render are the same as without skipping (the first frame
+/// after a skipped stretch redraws, and counts as dirty, what changed since the last drawn frame).
 ///
 /// Output (JSON lines, via `emit`): a layout line, with `frames` one line per rendered frame,
 /// one line per commit (after the frames before it), a final line.
