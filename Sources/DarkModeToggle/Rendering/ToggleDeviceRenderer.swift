@@ -57,11 +57,11 @@ public class ToggleDeviceRenderer {
         preconditionFailure("\(Self.self) must supply drawnState(_:)")
     }
 
-    /// The device rectangle that changes when only the ambient loops' drawn values change
-    /// (appearance and sun/moon placement equal): the pieces that moved or changed opacity,
-    /// where they were and where they are. The whole track unless a style knows better.
-    func ambientBounds(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
-        trackDeviceBounds(origin: origin)
+    /// The device rectangles that change when only the ambient loops' drawn values change
+    /// (appearance and sun/moon placement equal): each piece that moved or changed opacity,
+    /// where it was and where it is. The whole track unless a style knows better.
+    func ambientRects(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> [IntRect] {
+        [trackDeviceBounds(origin: origin)]
     }
 
     /// Device bounds (origin 0, 0) of a track-artboard rectangle, measured as the compositions
@@ -99,21 +99,27 @@ public class ToggleDeviceRenderer {
         return r
     }
 
-    /// The device rectangle that changes between two frames, judged by what is drawn
-    /// (`drawnState`): empty when both draw the same; the track and the old and new places of
+    /// The device rectangles that change between two frames, judged by what is drawn
+    /// (`drawnState`): none when both draw the same; the track and the old and new places of
     /// the visible sun and moon when the appearance changed; otherwise the sun's and moon's old
-    /// and new places when they moved, and the ambient pieces that changed (`ambientBounds`).
-    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
-        guard let old else { return bounds(origin: origin) }
-        if old == new { return .zero }
+    /// and new places when they moved, and each ambient piece that changed (`ambientRects`: a
+    /// twinkling star is its own small rectangle). They may overlap.
+    public func dirtyRects(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> [IntRect] {
+        guard let old else { return [bounds(origin: origin)] }
+        if old == new { return [] }
         let a = drawnState(old), b = drawnState(new)
-        if a == b { return .zero }
+        if a == b { return [] }
         let celestial = celestialBounds(old, origin: origin).union(celestialBounds(new, origin: origin))
-        if a.appearance != b.appearance { return trackDeviceBounds(origin: origin).union(celestial) }
-        var r = IntRect.zero
-        if a.celestial != b.celestial { r = celestial }
-        if a.ambient != b.ambient { r = r.union(ambientBounds(from: old, to: new, origin: origin)) }
-        return r
+        if a.appearance != b.appearance { return [trackDeviceBounds(origin: origin).union(celestial)] }
+        var rects: [IntRect] = []
+        if a.celestial != b.celestial { rects.append(celestial) }
+        if a.ambient != b.ambient { rects += ambientRects(from: old, to: new, origin: origin) }
+        return rects.filter { !$0.isEmpty }
+    }
+
+    /// The smallest rectangle holding `dirtyRects` (empty when the frames draw the same).
+    public func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+        dirtyRects(from: old, to: new, origin: origin).reduce(IntRect.zero) { $0.union($1) }
     }
 
     /// Device bounds of the sun and/or moon visible in `frame`.

@@ -99,18 +99,18 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
     /// An opacity as `Canvas.draw` applies it (0…255).
     static func drawnOpacity(_ a: Double) -> Double { (clamp(a, 0, 1) * 255 + 0.5).rounded(.down) }
 
-    /// The cloud groups whose drawn shift changed (their sprites at the old and the new shift)
-    /// and the stars whose drawn opacity changed, inside the track.
-    override func ambientBounds(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+    /// Each cloud group whose drawn shift changed (its sprite at the old and the new shift) and
+    /// each star whose drawn opacity changed, inside the track.
+    override func ambientRects(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> [IntRect] {
         let p = clamp(new.appearance, 0, 1)
-        var r = IntRect.zero
+        var rects: [IntRect] = []
         if p < 1 {
             for (i, group) in ToggleArt.cloudGroups.enumerated() {
                 let a = cloudShift(old.ambient.cloudOffsetsY[i]), b = cloudShift(new.ambient.cloudOffsetsY[i])
                 guard a != b else { continue }
                 var box = trackPieceBounds(Self.cloudBounds(group))
                 box.height += 1     // the sprite's room for the sub-pixel shift
-                r = r.union(box.offsetBy(dx: 0, dy: a.whole)).union(box.offsetBy(dx: 0, dy: b.whole))
+                rects.append(box.offsetBy(dx: 0, dy: a.whole).union(box.offsetBy(dx: 0, dy: b.whole)))
             }
         }
         if p > 0 {
@@ -118,11 +118,11 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
                 let g = star.group
                 guard Self.drawnOpacity(old.ambient.starOpacities[g]) != Self.drawnOpacity(new.ambient.starOpacities[g]) else { continue }
                 let margin = Double(GaussianBlur.extent(sigma: star.blur * trackUnit)) / trackUnit
-                r = r.union(trackPieceBounds(Self.starBounds(star).insetBy(dx: -margin, dy: -margin)))
+                rects.append(trackPieceBounds(Self.starBounds(star).insetBy(dx: -margin, dy: -margin)))
             }
         }
         let track = trackDeviceBounds(origin: (0, 0))
-        return r.intersection(track).offsetBy(dx: origin.x, dy: origin.y)
+        return rects.map { $0.intersection(track).offsetBy(dx: origin.x, dy: origin.y) }
     }
 
     /// Device bounds of a sun or moon with room for all its stacked shadows, at any phase of

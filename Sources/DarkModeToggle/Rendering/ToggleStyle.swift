@@ -36,6 +36,9 @@ public protocol ToggleStyleRenderer: AnyObject {
     func bounds(origin: (x: Int, y: Int)) -> IntRect
     /// The device rectangle that changes between two frames (empty when they are equal).
     func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect
+    /// The device rectangles that change between two frames (none when they draw the same);
+    /// their union is `dirtyBounds`, they may overlap.
+    func dirtyRects(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> [IntRect]
 }
 
 extension ToggleRenderer: ToggleStyleRenderer {}

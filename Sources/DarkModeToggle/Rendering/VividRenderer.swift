@@ -80,23 +80,36 @@ public final class VividRenderer: ToggleDeviceRenderer {
         }
     }
 
-    /// The cloud banks that moved (each with its shadow, where it was and where it is) and, when
-    /// star scales changed, the whole scene; inside the scene's frame.
-    override func ambientBounds(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
+    /// Each cloud bank that moved (with its shadow, where it was and where it is) and each star
+    /// whose scale changed (at the larger of its two sizes), inside the scene's frame.
+    override func ambientRects(from old: ToggleFrame, to new: ToggleFrame, origin: (x: Int, y: Int)) -> [IntRect] {
         let p = clamp(new.appearance, 0, 1)
         let inner = trackPieceBounds(VividArt.innerFrame)
-        if p > 0 && old.ambient.vividStarScales != new.ambient.vividStarScales { return inner.offsetBy(dx: origin.x, dy: origin.y) }
-        var r = IntRect.zero
+        var rects: [IntRect] = []
         if p < 1 {
             let art = VividArt.trackShadow
             let dx = Int((art.dx * trackUnit).rounded()), dy = Int((art.dy * trackUnit).rounded())
             let m = GaussianBlur.extent(sigma: art.radius * trackUnit) + max(abs(dx), abs(dy))
             for (i, (a, b)) in zip(cloudShifts(old), cloudShifts(new)).enumerated() where a != b {
                 let box = trackPieceBounds(Self.cloudBounds(VividArt.cloudGroups[i])).insetBy(dx: -m, dy: -m)
-                r = r.union(box.offsetBy(dx: 0, dy: a)).union(box.offsetBy(dx: 0, dy: b))
+                rects.append(box.offsetBy(dx: 0, dy: a).union(box.offsetBy(dx: 0, dy: b)))
             }
         }
-        return r.intersection(inner).offsetBy(dx: origin.x, dy: origin.y)
+        if p > 0 {
+            // Stars are filled as paths under the scene transform, every frame: a star's pixels
+            // lie in its outer radius's square.
+            let c = Canvas(Pixmap(width: 0, height: 0))
+            c.transform = sceneTransform((0, 0), dy: nightShift(appearance: p))
+            let a = old.ambient.vividStarScales, b = new.ambient.vividStarScales
+            for star in VividArt.stars {
+                let g = star.group - 1
+                let sa = a.indices.contains(g) ? a[g] : 1, sb = b.indices.contains(g) ? b[g] : 1
+                guard sa != sb else { continue }
+                let r = star.radius * max(sa, sb)
+                rects.append(c.deviceBounds(of: Rect(x: star.center.x - r, y: star.center.y - r, width: 2 * r, height: 2 * r)))
+            }
+        }
+        return rects.map { $0.intersection(inner).offsetBy(dx: origin.x, dy: origin.y) }
     }
 
     /// Device bounds of a sun or moon with room for its ring and stacked shadows; measured at

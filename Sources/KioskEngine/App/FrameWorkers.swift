@@ -39,6 +39,33 @@ extension IntRect {
         return out
     }
 
+    /// Rectangles this close are drawn as one: every rectangle costs a pass of each piece's
+    /// setup (a toggle's layers, masks, sprites), so two small neighbours (twinkling stars)
+    /// are cheaper drawn as their union while it adds fewer than this many pixels.
+    static let clusterSlack = 4096
+
+    /// `rects` with neighbours merged while their union adds fewer than `clusterSlack` pixels
+    /// to the two (empty ones dropped). Not necessarily disjoint: see `disjointUnion`.
+    static func clustered(_ rects: [IntRect]) -> [IntRect] {
+        var out = rects.filter { !$0.isEmpty }
+        var merged = true
+        while merged {
+            merged = false
+            search: for i in out.indices {
+                for j in out.indices where j > i {
+                    let u = out[i].union(out[j])
+                    if u.area <= out[i].area + out[j].area + clusterSlack {
+                        out[i] = u
+                        out.remove(at: j)
+                        merged = true
+                        break search
+                    }
+                }
+            }
+        }
+        return out
+    }
+
     /// This rectangle cut into bands of at most `rows` rows, top to bottom.
     func bands(rows: Int) -> [IntRect] {
         var out: [IntRect] = []

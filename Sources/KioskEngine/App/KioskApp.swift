@@ -537,11 +537,12 @@ public final class KioskApp {
         if !incremental || key != shownStatic {
             dirty = [frame.bounds]
         } else {
-            dirty = IntRect.disjointUnion((0..<2).map { i in
-                toggles[i] == shownToggles[i] ? .zero
-                    : renderers[i].dirtyBounds(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
-                        .intersection(frame.bounds)
-            })
+            let changed = (0..<2).flatMap { i in
+                toggles[i] == shownToggles[i] ? []
+                    : renderers[i].dirtyRects(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
+                        .map { $0.intersection(frame.bounds) }
+            }
+            dirty = IntRect.disjointUnion(IntRect.clustered(changed))
         }
         var assets = FrameAssets(colors: colors, toggles: toggles, images: images, weight: weight, material: nil)
         let lanes = workers.map { $0.lanes } ?? 1
