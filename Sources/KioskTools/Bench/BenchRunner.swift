@@ -103,14 +103,34 @@ public struct BenchRunner {
     /// The memory yardstick for "every pixel changes and is presented": fill one frame of the
     /// benchmarked size with a solid colour and copy it once into a second frame — the same
     /// fill and copy kernels the app uses (`Pixmap.fill`, `Pixmap.copy`). Wall-clock times of
-    /// `repetitions` rounds after a short warm-up, milliseconds.
+    /// its rounds, milliseconds. `bench` takes them in slices before every scenario and after
+    /// the last, so a machine whose speed drifts during the run (shared cores, other tenants'
+    /// memory traffic) moves the yardstick with the scenarios it divides.
     public struct Yardstick: Equatable, Sendable {
         public var p50: Double
         public var p99: Double
         public var repetitions: Int
+
+        public init(p50: Double, p99: Double, repetitions: Int) {
+            self.p50 = p50
+            self.p99 = p99
+            self.repetitions = repetitions
+        }
+
+        /// From round times (milliseconds).
+        public init(rounds: [Double]) {
+            let sorted = rounds.sorted()
+            self.init(p50: percentile(sorted: sorted, 0.5) ?? 0, p99: percentile(sorted: sorted, 0.99) ?? 0,
+                      repetitions: rounds.count)
+        }
     }
 
     public static func measureYardstick(size: PixelSize, repetitions: Int = 120) -> Yardstick {
+        Yardstick(rounds: yardstickRounds(size: size, repetitions: repetitions))
+    }
+
+    /// `repetitions` timed rounds of the yardstick after a short warm-up, milliseconds.
+    public static func yardstickRounds(size: PixelSize, repetitions: Int) -> [Double] {
         let a = Pixmap(width: size.width, height: size.height), b = Pixmap(width: size.width, height: size.height)
         let colors: [UInt32] = [0xFFF2_F2F7, 0xFF1C_1C1E]
         var times: [Double] = []
@@ -122,9 +142,7 @@ public struct BenchRunner {
             let w1 = Clock.monotonic()
             if i >= 5 { times.append((w1 - w0) * 1000) }
         }
-        let sorted = times.sorted()
-        return Yardstick(p50: percentile(sorted: sorted, 0.5) ?? 0, p99: percentile(sorted: sorted, 0.99) ?? 0,
-                         repetitions: repetitions)
+        return times
     }
 
     /// Human-readable table. The two ratio columns are p50 and p99 over the yardstick's p50.
@@ -133,7 +151,7 @@ public struct BenchRunner {
         var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, \(lanes) thread\(lanes == 1 ? "" : "s"), frame budget 16.67 ms, "
                         + (withText ? "the full page (labels and button text via HarfBuzz/FreeType)" : "the page WITHOUT text (no fonts found)"),
                      "yardstick: fill + copy of one \(size.width)x\(size.height) frame, p50 " + f3(yardstick.p50)
-                        + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds)",
+                        + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds around the scenarios)",
                      pad("scenario", 9) + pad("frames", 7) + pad("p50 ms", 9) + pad("p95 ms", 9) + pad("p99 ms", 9)
                         + pad("max ms", 9) + pad("p50/yd", 8) + pad("p99/yd", 8) + pad("cpu p50", 9) + pad(">16.7", 7)
                         + pad("px/frame", 11) + "cpu@60Hz"]
@@ -209,10 +227,16 @@ public enum BenchCommand {
         runner.typesetter = text.typesetter
         output("page: " + (text.typesetter == nil ? "labels estimated, not drawn (no fonts)" : "labels typeset (\(page.language.tag))")
                + ", background images: " + (page.background.map(PageBackgroundFile.summary) ?? "none"))
-        let results = try o.scenario.expanded.map { s throws(KioskError) in s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s) }
-        // Peak memory before the yardstick's two frames, which the app would not hold.
+        // The yardstick in slices around the scenarios (40 rounds before each and after the
+        // last; its two frames are freed before each scenario starts).
+        var rounds: [Double] = []
+        let results = try o.scenario.expanded.map { s throws(KioskError) in
+            rounds += BenchRunner.yardstickRounds(size: size, repetitions: 40)
+            return s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s)
+        }
         let rss = Clock.peakRSSMB()
-        let yardstick = BenchRunner.measureYardstick(size: size)
+        rounds += BenchRunner.yardstickRounds(size: size, repetitions: 40)
+        let yardstick = BenchRunner.Yardstick(rounds: rounds)
         output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
                                  withText: text.typesetter != nil, lanes: runner.lanes))
         if let path = o.jsonPath {
