@@ -40,6 +40,13 @@ import Testing
             pairs.append((frame(0, 0.2, time: t), frame(0, 0.23, time: next)))
             pairs.append((frame(1, 0.7, time: t), frame(1, 0.66, time: next)))
         }
+        // The sun or moon alone, stepping through sub-pixel phases (the dirty box of a body is
+        // its measured content at phase 0 widened by a pixel).
+        for k in 0..<9 {
+            let q = 0.37 + Double(k) * 0.0031
+            pairs.append((frame(0, q, time: 1), frame(0, q + 0.0031, time: 1)))
+            pairs.append((frame(1, 1 - q, time: 1), frame(1, 1 - q - 0.0031, time: 1)))
+        }
         return pairs
     }()
 

@@ -122,14 +122,32 @@ public class ToggleDeviceRenderer {
         dirtyRects(from: old, to: new, origin: origin).reduce(IntRect.zero) { $0.union($1) }
     }
 
-    /// Device bounds of the sun and/or moon visible in `frame`.
+    /// Where the sun and/or moon visible in `frame` put pixels.
     func celestialBounds(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect {
         let p = clamp(frame.appearance, 0, 1)
         var r = IntRect.zero
-        if p < 1 { r = r.union(bodyBounds(moon: false, position: frame.position, origin: origin)) }
-        if p > 0 { r = r.union(bodyBounds(moon: true, position: frame.position, origin: origin)) }
+        if p < 1 { r = r.union(bodyContentBounds(moon: false, position: frame.position, origin: origin)) }
+        if p > 0 { r = r.union(bodyContentBounds(moon: true, position: frame.position, origin: origin)) }
         return r
     }
+
+    /// Where the sun (or the moon) puts pixels: its sprite's content, which the stacked
+    /// shadows' alpha, rounding to 0 well inside their blur extent, keeps at about half of
+    /// `bodyBounds`. The whole `bodyBounds` unless a style knows better.
+    func bodyContentBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
+        bodyBounds(moon: moon, position: position, origin: origin)
+    }
+
+    /// The non-transparent box of a body drawn by `draw` into `bounds` (origin-0 placement),
+    /// measured once per body and kept.
+    func measuredContent(moon: Bool, bounds: IntRect, transform: Transform, _ draw: (Canvas) -> Void) -> IntRect {
+        if let b = bodyContent[moon ? 1 : 0] { return b }
+        let sprite = SpriteMaker(pool: LayerPool(), retained: false).sprite(bounds, transform, draw)
+        let b = sprite.contentBounds
+        bodyContent[moon ? 1 : 0] = b
+        return b
+    }
+    private var bodyContent: [IntRect?] = [nil, nil]
 
     /// `box` widened by where stacked shadows (blur extent and offset, in celestial units) reach.
     func widened(_ box: IntRect, byShadows shadows: [ToggleArt.Shadow]) -> IntRect {

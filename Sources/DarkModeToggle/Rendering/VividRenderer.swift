@@ -61,6 +61,16 @@ public final class VividRenderer: ToggleDeviceRenderer {
         VividSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
+    /// The body's content: its sprite is drawn on whole pixels, so it is the same everywhere.
+    override func bodyContentBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
+        let art = moon ? VividArt.moon : VividArt.sun, zero = (x: 0, y: 0)
+        let content = measuredContent(moon: moon, bounds: bodyBounds(art, celestial: zero), transform: celestialTransform(zero)) { c in
+            drawBody(art, on: c, celestial: zero)
+        }
+        let c = celestialOrigin(origin, position: position)
+        return content.offsetBy(dx: c.x, dy: c.y)
+    }
+
     /// As `VividSpriteCache.draw` uses a frame: cloud banks by their whole-pixel shift while the
     /// day scene shows, the stars' scales while the night scene shows.
     override func drawnState(_ frame: ToggleFrame) -> DrawnToggleState {
