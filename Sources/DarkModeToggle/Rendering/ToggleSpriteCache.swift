@@ -22,7 +22,7 @@ final class ToggleSpriteCache: ToggleComposition {
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
     /// The track-sized pieces (skies, borders, edges, scene mask), rendered on first use.
-    private enum TrackPiece: Hashable { case sky(night: Bool), border(night: Bool), edge(night: Bool), mask }
+    private enum TrackPiece: Hashable { case sky(night: Bool), skyRing(night: Bool), border(night: Bool), edge(night: Bool), mask }
     private var trackPieces: [TrackPiece: Sprite] = [:]
     /// Per cloud group, its sprites by vertical phase.
     private var clouds: [[Int: Sprite]] = Array(repeating: [:], count: ToggleArt.cloudGroups.count)
@@ -49,6 +49,31 @@ final class ToggleSpriteCache: ToggleComposition {
         trackPiece(.sky(night: night)) { c in
             c.fill(ToggleArt.trackOuter.path, .solid(night ? ToggleArt.Palette.nightSky : ToggleArt.Palette.daySky))
         }
+    }
+
+    /// The sky without the pixels where the scene mask is 255: a scene at rest (appearance 0
+    /// or 1) is opaque there and covers whatever lies under it exactly, so those pixels of
+    /// the sky need not be drawn (its index runs then skip the track's interior).
+    private func skyRing(night: Bool) -> Sprite {
+        if let s = trackPieces[.skyRing(night: night)] { return s }
+        let sky = sky(night: night), m = mask()
+        let ring = maker.newPixmap(sky.bounds)
+        for y in 0..<ring.height {
+            let dy = y + sky.origin.y - m.origin.y
+            for x in 0..<ring.width {
+                let dx = x + sky.origin.x - m.origin.x
+                let covered = dy >= 0 && dy < m.pixmap.height && dx >= 0 && dx < m.pixmap.width
+                    && m.pixmap.pixels[dy * m.pixmap.stride + dx] >> 24 == 255
+                ring.pixels[y * ring.stride + x] = covered ? 0 : sky.pixmap.pixels[y * sky.pixmap.stride + x]
+            }
+        }
+        var s = Sprite(pixmap: ring, origin: sky.origin)
+        if retained {
+            s = s.trimmed()
+            s.indexRuns()
+        }
+        trackPieces[.skyRing(night: night)] = s
+        return s
     }
 
     private func border(night: Bool) -> Sprite {
@@ -119,9 +144,10 @@ final class ToggleSpriteCache: ToggleComposition {
         let p = clamp(frame.appearance, 0, 1)
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
         canvas.transform = r.trackTransform(o)
-        // Skies and outer borders, cross-faded.
-        SpriteMaker.place(sky(night: false), on: canvas, at: o)
-        if p > 0 { SpriteMaker.place(sky(night: true), on: canvas, at: o, opacity: p) }
+        // Skies and outer borders, cross-faded. At rest the scene covers the interior.
+        let atRest = p == 0 || p == 1
+        SpriteMaker.place(atRest ? skyRing(night: false) : sky(night: false), on: canvas, at: o)
+        if p > 0 { SpriteMaker.place(atRest ? skyRing(night: true) : sky(night: true), on: canvas, at: o, opacity: p) }
         if p < 1 { SpriteMaker.place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
         if p > 0 { SpriteMaker.place(border(night: true), on: canvas, at: o, opacity: p) }
         canvas.beginLayer(deviceBounds: track)

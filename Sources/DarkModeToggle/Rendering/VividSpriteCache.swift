@@ -303,7 +303,8 @@ final class VividSpriteCache: ToggleComposition {
             SpriteMaker.place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
         }
         canvas.beginLayer(deviceBounds: inner)
-        canvas.fill(deviceRect: inner, VividArt.Palette.daySky)
+        // At the dark end the night sky (opaque) covers the day sky exactly.
+        if p < 1 || VividArt.Palette.nightSky.a < 1 { canvas.fill(deviceRect: inner, VividArt.Palette.daySky) }
         if p > 0 {
             if p < 1 { SpriteMaker.place(capsuleShadow(), on: canvas, at: o, opacity: p) }
             canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
