@@ -59,26 +59,40 @@ public final class Sprite {
     /// Builds `runs`; gaps of transparent pixels shorter than `minGap` stay inside a run.
     /// Call again after changing the pixels.
     public func indexRuns(minGap: Int = 32) {
+        runs = Self.runs(of: pixmap, minGap: minGap) { _, _ in true }
+    }
+
+    /// The same pixels (shared, not copied) drawn only where `keep(x, y)` holds (pixmap
+    /// coordinates): its runs leave out every other pixel, as if it were transparent. For a
+    /// piece whose middle something opaque will cover anyway.
+    public func restricted(minGap: Int = 32, to keep: (_ x: Int, _ y: Int) -> Bool) -> Sprite {
+        let s = Sprite(pixmap: pixmap, origin: origin)
+        s.runs = Self.runs(of: pixmap, minGap: minGap, keep)
+        return s
+    }
+
+    private static func runs(of pixmap: Pixmap, minGap: Int, _ keep: (Int, Int) -> Bool) -> [(y: Int32, x0: Int32, x1: Int32)] {
         var out: [(y: Int32, x0: Int32, x1: Int32)] = []
         let w = pixmap.width
         for y in 0..<pixmap.height {
             let row = pixmap.pixels + y * pixmap.stride
+            func empty(_ x: Int) -> Bool { row[x] == 0 || !keep(x, y) }
             var x = 0
             while x < w {
-                while x < w && row[x] == 0 { x += 1 }
+                while x < w && empty(x) { x += 1 }
                 guard x < w else { break }
                 let start = x
                 var end = x
                 var gap = 0
                 while x < w && gap < minGap {
-                    if row[x] == 0 { gap += 1 } else { gap = 0; end = x + 1 }
+                    if empty(x) { gap += 1 } else { gap = 0; end = x + 1 }
                     x += 1
                 }
                 out.append((Int32(y), Int32(start), Int32(end)))
                 x = end
             }
         }
-        runs = out
+        return out
     }
 }
 

@@ -93,4 +93,29 @@ import Testing
             #expect(Self.maxDifference(a, b) == 0)
         }
     }
+
+    /// A restricted sprite shares the pixels and draws like the sprite with the left-out pixels
+    /// made transparent; the original sprite is untouched; drawing at an offset equals drawing
+    /// a sprite placed there.
+    @Test func restrictedSpritesLeaveOutTheirMiddle() {
+        let pix = Pixmap(width: 90, height: 70)
+        Canvas(pix).fill(Path.roundedRect(Rect(x: 2.5, y: 3.2, width: 84, height: 62), radius: 20), .solid(Color(r: 0.2, g: 0.4, b: 0.9, a: 0.9)))
+        let sprite = Sprite(pixmap: pix, origin: (4, 6))
+        let keep: (Int, Int) -> Bool = { x, y in !(x >= 20 && x < 70 && y >= 15 && y < 55) }
+        let ring = sprite.restricted(minGap: 8, to: keep)
+        #expect(ring.pixmap === pix && sprite.runs == nil)
+        // The reference: a copy with the middle cleared.
+        let cut = Pixmap(width: 90, height: 70)
+        for y in 0..<70 { for x in 0..<90 { cut[x, y] = keep(x, y) ? pix[x, y] : 0 } }
+        for opacity in [1.0, 0.41] {
+            let a = Pixmap(width: 120, height: 100), b = Pixmap(width: 120, height: 100), c = Pixmap(width: 120, height: 100)
+            for p in [a, b, c] { Canvas(p).fill(deviceRect: p.bounds, Self.background) }
+            Canvas(a).draw(Sprite(pixmap: cut, origin: (7, 9)), opacity: opacity)
+            Canvas(b).draw(ring, offset: (3, 3), opacity: opacity)
+            Canvas(c).draw(sprite, offset: (3, 3), opacity: opacity)
+            #expect(Self.maxDifference(a, b) == 0)
+            #expect(Self.maxDifference(a, c) > 0, "the middle is drawn by the whole sprite")
+        }
+        #expect(sprite.origin == (4, 6), "drawing at an offset leaves the sprite where it was")
+    }
 }

@@ -61,6 +61,9 @@ final class SpriteMaker {
 final class BodySprites {
     private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
 
+    /// A kept sprite of the sun (or the moon), at whichever key was made first; nil if none.
+    func any(moon: Bool) -> Sprite? { (moon ? moons : suns).values.first }
+
     func sprite(moon: Bool, key: Int = 0, make: () -> Sprite) -> Sprite {
         if let s = moon ? moons[key] : suns[key] { return s }
         let s = make()

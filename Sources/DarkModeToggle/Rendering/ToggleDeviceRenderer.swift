@@ -138,12 +138,12 @@ public class ToggleDeviceRenderer {
         bodyBounds(moon: moon, position: position, origin: origin)
     }
 
-    /// The non-transparent box of a body drawn by `draw` into `bounds` (origin-0 placement),
-    /// measured once per body and kept.
-    func measuredContent(moon: Bool, bounds: IntRect, transform: Transform, _ draw: (Canvas) -> Void) -> IntRect {
+    /// The non-transparent box of the kept sun's or moon's sprite (origin-0 placement, the
+    /// Original's at phase 0), measured once per body; nil before the kept composition exists.
+    func keptBodyContent(moon: Bool) -> IntRect? {
         if let b = bodyContent[moon ? 1 : 0] { return b }
-        let sprite = SpriteMaker(pool: LayerPool(), retained: false).sprite(bounds, transform, draw)
-        let b = sprite.contentBounds
+        guard let kept = composition else { return nil }
+        let b = kept.bodyContent(moon: moon)
         bodyContent[moon ? 1 : 0] = b
         return b
     }
@@ -221,6 +221,9 @@ protocol ToggleComposition: AnyObject {
     /// Rasterizes and places the pieces.
     var maker: SpriteMaker { get }
     func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int))
+    /// The box the sun's or moon's sprite covers, for a placement at the origin (the
+    /// Original's at sub-pixel phase 0).
+    func bodyContent(moon: Bool) -> IntRect
 }
 
 extension ToggleComposition {

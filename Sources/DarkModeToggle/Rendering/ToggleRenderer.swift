@@ -80,15 +80,12 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         ToggleSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
-    /// The body's content at phase 0, one pixel wider on every side: a sprite drawn up to
-    /// 7/8 px further right or down moves its content by less than a pixel (the shadows' alpha
-    /// falls off outwards, so its rounded edge moves with it).
+    /// The body's content at one phase, one pixel wider on every side: at another phase the
+    /// sprite is drawn less than a pixel further left, right, up or down, and its content
+    /// moves by less than a pixel (the shadows' alpha falls off outwards, so its rounded edge
+    /// moves with it).
     override func bodyContentBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
-        let art = moon ? ToggleArt.moon : ToggleArt.sun
-        let home = CelestialPlacement(x: 0, y: 0, phaseX: 0, phaseY: 0)
-        let content = measuredContent(moon: moon, bounds: bodyBounds(art, celestial: home), transform: celestialTransform(home)) { c in
-            drawBody(art, occlusion: moon, on: c, celestial: home, opacity: 1)
-        }
+        guard let content = keptBodyContent(moon: moon) else { return bodyBounds(moon: moon, position: position, origin: origin) }
         let c = celestialOrigin(origin, position: position)
         return content.insetBy(dx: -1, dy: -1).offsetBy(dx: c.x, dy: c.y)
     }

@@ -53,27 +53,26 @@ final class ToggleSpriteCache: ToggleComposition {
 
     /// The sky without the pixels where the scene mask is 255: a scene at rest (appearance 0
     /// or 1) is opaque there and covers whatever lies under it exactly, so those pixels of
-    /// the sky need not be drawn (its index runs then skip the track's interior).
+    /// the sky need not be drawn. The sky's own pixels, with runs that skip the interior (a
+    /// one-frame composition has no runs and draws the whole sky).
     private func skyRing(night: Bool) -> Sprite {
         if let s = trackPieces[.skyRing(night: night)] { return s }
-        let sky = sky(night: night), m = mask()
-        let ring = maker.newPixmap(sky.bounds)
-        for y in 0..<ring.height {
-            let dy = y + sky.origin.y - m.origin.y
-            for x in 0..<ring.width {
-                let dx = x + sky.origin.x - m.origin.x
-                let covered = dy >= 0 && dy < m.pixmap.height && dx >= 0 && dx < m.pixmap.width
-                    && m.pixmap.pixels[dy * m.pixmap.stride + dx] >> 24 == 255
-                ring.pixels[y * ring.stride + x] = covered ? 0 : sky.pixmap.pixels[y * sky.pixmap.stride + x]
-            }
-        }
-        var s = Sprite(pixmap: ring, origin: sky.origin)
-        if retained {
-            s = s.trimmed()
-            s.indexRuns()
+        let sky = sky(night: night)
+        guard retained else { return sky }
+        let m = mask()
+        let s = sky.restricted { x, y in
+            let mx = x + sky.origin.x - m.origin.x, my = y + sky.origin.y - m.origin.y
+            return !(my >= 0 && my < m.pixmap.height && mx >= 0 && mx < m.pixmap.width
+                     && m.pixmap.pixels[my * m.pixmap.stride + mx] >> 24 == 255)
         }
         trackPieces[.skyRing(night: night)] = s
         return s
+    }
+
+    /// What the sun's or moon's sprite covers, for dirty rectangles: a kept sprite at any phase
+    /// (phase 0 made if there is none yet; phases differ by less than a pixel).
+    func bodyContent(moon: Bool) -> IntRect {
+        (bodies.any(moon: moon) ?? body(moon: moon, at: CelestialPlacement(x: 0, y: 0, phaseX: 0, phaseY: 0))).contentBounds
     }
 
     private func border(night: Bool) -> Sprite {

@@ -63,10 +63,7 @@ public final class VividRenderer: ToggleDeviceRenderer {
 
     /// The body's content: its sprite is drawn on whole pixels, so it is the same everywhere.
     override func bodyContentBounds(moon: Bool, position: Double, origin: (x: Int, y: Int)) -> IntRect {
-        let art = moon ? VividArt.moon : VividArt.sun, zero = (x: 0, y: 0)
-        let content = measuredContent(moon: moon, bounds: bodyBounds(art, celestial: zero), transform: celestialTransform(zero)) { c in
-            drawBody(art, on: c, celestial: zero)
-        }
+        guard let content = keptBodyContent(moon: moon) else { return bodyBounds(moon: moon, position: position, origin: origin) }
         let c = celestialOrigin(origin, position: position)
         return content.offsetBy(dx: c.x, dy: c.y)
     }

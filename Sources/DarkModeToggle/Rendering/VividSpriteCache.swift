@@ -278,6 +278,9 @@ final class VividSpriteCache: ToggleComposition {
         return s
     }
 
+    /// The sun's or moon's sprite (made if new): what it covers, for dirty rectangles.
+    func bodyContent(moon: Bool) -> IntRect { bodySprite(moon: moon).contentBounds }
+
     private func bodySprite(moon isMoon: Bool) -> Sprite {
         bodies.sprite(moon: isMoon) {
             let r = renderer, zero = (x: 0, y: 0)
