@@ -58,8 +58,6 @@ public final class HelperLanes: @unchecked Sendable {
         private var work: ((Int, Int) -> Void)?
         private var count = 0, next = 0
         private var generation = 0
-        /// Helpers inside the current job: `run` returns only when none is.
-        private var busy = 0
         /// Items helpers finished that the caller has not reported yet.
         private var done: [Int] = []
         private var stopped = false
@@ -93,7 +91,8 @@ public final class HelperLanes: @unchecked Sendable {
                 }
                 condition.lock()
             }
-            while busy > 0 { condition.wait() }
+            // Every item is finished, so no helper is inside `w`; one that wakes late finds no
+            // work (it looks under the lock) and sleeps again: the caller does not wait for it.
             work = nil
             condition.unlock()
         }
@@ -106,9 +105,9 @@ public final class HelperLanes: @unchecked Sendable {
                 while !stopped && (generation == seen || work == nil) { condition.wait() }
                 if stopped { break }
                 seen = generation
-                guard let w = work else { continue }
-                busy += 1
-                while next < count {
+                // Items of this job only: the closure is read under the lock each time, and a
+                // job does not end while one of its items is being drawn.
+                while generation == seen, let w = work, next < count {
                     let i = next
                     next += 1
                     condition.unlock()
@@ -117,8 +116,6 @@ public final class HelperLanes: @unchecked Sendable {
                     done.append(i)
                     condition.broadcast()
                 }
-                busy -= 1
-                condition.broadcast()
             }
             condition.unlock()
         }
