@@ -36,6 +36,7 @@ import Threads
         if lanes > 1 {
             for app in [parallel, parallelScratch] {
                 app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run)
+                app.parallelMinPixels = 0     // every frame of more than one piece on several lanes
                 apps.append(app)
             }
         }
