@@ -64,6 +64,13 @@ public struct Rect: Equatable, Hashable, Sendable, CustomStringConvertible {
         return IntRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
     }
 
+    /// The whole pixels entirely inside (empty when none is).
+    @inlinable public var roundedIn: IntRect {
+        let x0 = Int(minX.rounded(.up)), y0 = Int(minY.rounded(.up))
+        let x1 = Int(maxX.rounded(.down)), y1 = Int(maxY.rounded(.down))
+        return IntRect(x: x0, y: y0, width: max(0, x1 - x0), height: max(0, y1 - y0))
+    }
+
     public func union(_ o: Rect) -> Rect {
         if isEmpty { return o }
         if o.isEmpty { return self }

@@ -18,6 +18,8 @@ final class ToggleSpriteCache: ToggleComposition {
     let maker: SpriteMaker
     /// Track device bounds relative to the component origin.
     private let trackBounds: IntRect
+    /// The device pixels the track frame covers entirely (origin 0, 0).
+    private let trackInterior: IntRect
     /// Measures device bounds under the track transform of a component at (0, 0).
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
@@ -35,6 +37,9 @@ final class ToggleSpriteCache: ToggleComposition {
         maker = SpriteMaker(pool: pool, retained: retained)
         measure = r.measuringCanvas(pool: pool)
         trackBounds = measure.deviceBounds(of: ToggleArt.trackFrame)
+        let f = ToggleArt.trackFrame, t = measure.transform
+        let a = t.apply(Point(f.minX, f.minY)), b = t.apply(Point(f.maxX, f.maxY))
+        trackInterior = Rect(x: a.x, y: a.y, width: b.x - a.x, height: b.y - a.y).roundedIn
     }
 
     /// A kept track piece, or the piece `draw` paints (then kept). Looking up only reads.
@@ -134,6 +139,19 @@ final class ToggleSpriteCache: ToggleComposition {
         }
     }
 
+    /// Fills the track frame (under the track transform) with `color`. When everything the
+    /// canvas may draw lies on pixels the frame covers entirely — a small changed rectangle
+    /// inside the track, a twinkling star — that is a plain rectangle fill: the same bytes as
+    /// the path's full-coverage spans, without rasterizing the path.
+    private func fillTrackFrame(_ color: Color, on canvas: Canvas, at o: (x: Int, y: Int)) {
+        let d = canvas.drawableBounds
+        if trackInterior.offsetBy(dx: o.x, dy: o.y).contains(d) {
+            canvas.fill(deviceRect: d, color)
+        } else {
+            canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(color))
+        }
+    }
+
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
     /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
     /// mask, and src-over is associative, so its parts are composited straight onto the canvas;
@@ -152,7 +170,7 @@ final class ToggleSpriteCache: ToggleComposition {
         canvas.beginLayer(deviceBounds: track)
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
-            canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.daySky))
+            fillTrackFrame(ToggleArt.Palette.daySky, on: canvas, at: o)
             for (i, group) in ToggleArt.cloudGroups.enumerated() {
                 let shift = r.cloudShift(frame.ambient.cloudOffsetsY[i])
                 SpriteMaker.place(cloud(i, phase: shift.phase), on: canvas, at: o, dy: shift.whole, opacity: group.opacity)
@@ -161,7 +179,7 @@ final class ToggleSpriteCache: ToggleComposition {
         }
         if p > 0 {
             if p < 1 { canvas.beginLayer(deviceBounds: track) }
-            canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(ToggleArt.Palette.nightSky))
+            fillTrackFrame(ToggleArt.Palette.nightSky, on: canvas, at: o)
             for (i, art) in ToggleArt.stars.enumerated() {
                 let a = frame.ambient.starOpacities[art.group]
                 if a > 0 { SpriteMaker.place(star(i), on: canvas, at: o, opacity: a) }
