@@ -558,9 +558,10 @@ public final class KioskApp {
                                                         : Sprite(pixmap: Pixmap(width: 0, height: 0), origin: (0, 0))
         }
         if incremental, lanes > 1 || present != nil {
-            // Pieces: large rectangles in bands, the rest whole.
-            let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
-            if let workers, lanes > 1, pieces.count > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
+            if let workers, lanes > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
+                // Every rectangle in bands: the lanes share the work evenly, and each lane's
+                // layers stay band-sized.
+                let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
                 for i in 0..<2 where dirty.contains(where: { !$0.intersection(toggleReach(i)).isEmpty }) {
                     renderers[i].prepare(toggles[i], pool: canvas.pool)
                 }
@@ -568,6 +569,8 @@ public final class KioskApp {
                     self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
                 }, { item in present?(pieces[item]) })
             } else {
+                // Large rectangles in bands, the rest whole.
+                let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
                 for piece in pieces {
                     drawPage(clip: piece, on: canvas, assets)
                     present?(piece)
