@@ -108,6 +108,8 @@ public final class KioskApp {
     }
     /// Canvases of lanes 1… (lane 0 draws with `canvas`), each with its own layer pool.
     private var laneCanvases: [Canvas] = []
+    /// Memory for each toggle's pieces when several lanes make them from scratch.
+    private let scratchPools = [LayerPool(), LayerPool()]
     /// Labels are drawn one lane at a time: the typesetter keeps a glyph cache.
     private let textLock = Mutex(())
     public let fps = FrameTimeOverlay()
@@ -582,9 +584,9 @@ public final class KioskApp {
             var material = assets.material
             let wantsMaterial = material != nil
             workers.run(3, { item, lane in
-                let pool = self.canvas(lane: lane).pool
                 if item < 2 {
-                    self.renderers[item].prepareFromScratch(toggles[item], pool: pool)
+                    // One pool per toggle, whichever lane makes it: each keeps one toggle's pieces.
+                    self.renderers[item].prepareFromScratch(toggles[item], pool: self.scratchPools[item])
                 } else if wantsMaterial {
                     material = self.buttonMaterial(colors: colors, images: images, weight: weight)
                 }
