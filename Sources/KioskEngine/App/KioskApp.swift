@@ -100,9 +100,10 @@ public final class KioskApp {
     /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
     /// that shows what caching and invalidation buy.
     public var incremental = true
-    /// Helper threads for frames: with more than one lane, the changed rectangles (large ones
-    /// cut into bands) are drawn at once, each lane with its own canvas, after the frame's
-    /// pieces are made on the calling thread. The same pixels as one lane (tested).
+    /// Helper threads for frames: with more than one lane, a frame that changes at least
+    /// `parallelMinPixels` is cut into bands that the lanes draw at once, each with its own
+    /// canvas, after the frame's pieces are made on the calling thread. The same pixels as one
+    /// lane (tested).
     public var workers: FrameWorkers? {
         didSet { laneCanvases = (1..<max(1, workers?.lanes ?? 1)).map { _ in Canvas(frame) } }
     }
@@ -526,9 +527,9 @@ public final class KioskApp {
     /// With `present`, each large changed rectangle is drawn in bands of `presentBandRows` rows and
     /// every band is handed to `present` as soon as it is finished, while its rows are still in
     /// the cache (fill, composite and the presenter's copy touch each row back to back); the
-    /// FPS overlay's rectangle follows last. With `workers`, the bands and the smaller
-    /// rectangles are drawn by several lanes at once and `present` is still called on the
-    /// calling thread, for each piece as it is finished. The pixels are the same either way
+    /// FPS overlay's rectangle follows last. With `workers`, a frame that changes at least
+    /// `parallelMinPixels` is cut into bands that several lanes draw at once, and `present` is
+    /// still called on the calling thread, for each band as it is finished. The pixels are the same either way
     /// (drawing is clip-independent, tested), and the returned rectangles too. Frames drawn
     /// from scratch (`incremental == false`) on one lane are drawn whole and then presented,
     /// since every piece would be rasterized again for each band; on several lanes their pieces
