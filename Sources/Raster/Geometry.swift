@@ -126,6 +126,19 @@ public struct IntRect: Equatable, Hashable, Sendable, CustomStringConvertible {
         IntRect(x: x + dx, y: y + dy, width: width, height: height)
     }
 
+    /// What is left of this rectangle outside `o`: up to four disjoint strips (above, below,
+    /// left, right).
+    public func subtracting(_ o: IntRect) -> [IntRect] {
+        let c = intersection(o)
+        if c.isEmpty { return isEmpty ? [] : [self] }
+        var out: [IntRect] = []
+        if c.minY > minY { out.append(IntRect(x: minX, y: minY, width: width, height: c.minY - minY)) }
+        if c.maxY < maxY { out.append(IntRect(x: minX, y: c.maxY, width: width, height: maxY - c.maxY)) }
+        if c.minX > minX { out.append(IntRect(x: minX, y: c.minY, width: c.minX - minX, height: c.height)) }
+        if c.maxX < maxX { out.append(IntRect(x: c.maxX, y: c.minY, width: maxX - c.maxX, height: c.height)) }
+        return out
+    }
+
     @inlinable public func contains(_ o: IntRect) -> Bool {
         o.isEmpty || (o.minX >= minX && o.minY >= minY && o.maxX <= maxX && o.maxY <= maxY)
     }

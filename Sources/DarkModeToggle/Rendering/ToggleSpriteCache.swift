@@ -24,7 +24,7 @@ final class ToggleSpriteCache: ToggleComposition {
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
     /// The track-sized pieces (skies, borders, edges, scene mask), rendered on first use.
-    private enum TrackPiece: Hashable { case sky(night: Bool), skyRing(night: Bool), border(night: Bool), edge(night: Bool), mask }
+    private enum TrackPiece: Hashable { case sky(night: Bool), skyRing(night: Bool), daySkyRim, border(night: Bool), edge(night: Bool), mask }
     private var trackPieces: [TrackPiece: Sprite] = [:]
     /// Per cloud group, its sprites by vertical phase.
     private var clouds: [[Int: Sprite]] = Array(repeating: [:], count: ToggleArt.cloudGroups.count)
@@ -71,6 +71,27 @@ final class ToggleSpriteCache: ToggleComposition {
                      && m.pixmap.pixels[my * m.pixmap.stride + mx] >> 24 == 255)
         }
         trackPieces[.skyRing(night: night)] = s
+        return s
+    }
+
+    /// The day sky under the night sky at the dark end: only where the night sky is not opaque
+    /// (its anti-aliased rim) and the scene does not cover it; everywhere else the night sky,
+    /// at opacity 1, covers it exactly.
+    private func daySkyRim() -> Sprite {
+        if let s = trackPieces[.daySkyRim] { return s }
+        let day = sky(night: false)
+        guard retained else { return day }
+        let night = sky(night: true), m = mask()
+        func alpha(_ sprite: Sprite, _ x: Int, _ y: Int) -> UInt32 {
+            let px = x - sprite.origin.x, py = y - sprite.origin.y
+            guard py >= 0 && py < sprite.pixmap.height && px >= 0 && px < sprite.pixmap.width else { return 0 }
+            return sprite.pixmap.pixels[py * sprite.pixmap.stride + px] >> 24
+        }
+        let s = day.restricted { x, y in
+            let dx = x + day.origin.x, dy = y + day.origin.y
+            return alpha(m, dx, dy) != 255 && alpha(night, dx, dy) != 255
+        }
+        trackPieces[.daySkyRim] = s
         return s
     }
 
@@ -145,11 +166,20 @@ final class ToggleSpriteCache: ToggleComposition {
     /// the path's full-coverage spans, without rasterizing the path.
     private func fillTrackFrame(_ color: Color, on canvas: Canvas, at o: (x: Int, y: Int)) {
         let d = canvas.drawableBounds
-        if trackInterior.offsetBy(dx: o.x, dy: o.y).contains(d) {
-            canvas.fill(deviceRect: d, color)
-        } else {
+        let inside = trackInterior.offsetBy(dx: o.x, dy: o.y).intersection(d)
+        guard !inside.isEmpty else {
+            canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(color))
+            return
+        }
+        canvas.fill(deviceRect: inside, color)
+        // The rest of what is drawable (the frame's partly covered edge pixels, and beyond)
+        // through the path, clipped to the strips around the filled rectangle.
+        let saved = canvas.clip
+        for strip in d.subtracting(inside) {
+            canvas.clip = strip
             canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(color))
         }
+        canvas.clip = saved
     }
 
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
@@ -163,7 +193,7 @@ final class ToggleSpriteCache: ToggleComposition {
         canvas.transform = r.trackTransform(o)
         // Skies and outer borders, cross-faded. At rest the scene covers the interior.
         let atRest = p == 0 || p == 1
-        SpriteMaker.place(atRest ? skyRing(night: false) : sky(night: false), on: canvas, at: o)
+        SpriteMaker.place(p == 1 ? daySkyRim() : atRest ? skyRing(night: false) : sky(night: false), on: canvas, at: o)
         if p > 0 { SpriteMaker.place(atRest ? skyRing(night: true) : sky(night: true), on: canvas, at: o, opacity: p) }
         if p < 1 { SpriteMaker.place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
         if p > 0 { SpriteMaker.place(border(night: true), on: canvas, at: o, opacity: p) }
