@@ -19,7 +19,7 @@ public final class HelperLanes: @unchecked Sendable {
     public init(helpers: Int, name: String = "frame-lane") {
         var started = 0
         let core = self.core
-        for lane in 1...max(1, helpers) where helpers > 0 {
+        for lane in stride(from: 1, through: helpers, by: 1) {
             if ThreadStart.spawn(name: "\(name)-\(lane)", { core.serve(lane: lane) }) { started += 1 }
         }
         self.helpers = started

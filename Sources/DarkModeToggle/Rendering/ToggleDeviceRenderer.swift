@@ -66,11 +66,18 @@ public class ToggleDeviceRenderer {
 
     /// Device bounds (origin 0, 0) of a track-artboard rectangle, measured as the compositions
     /// measure their pieces (`Canvas.deviceBounds(of:)` under the track transform).
-    func trackPieceBounds(_ r: Rect) -> IntRect {
-        let c = Canvas(Pixmap(width: 0, height: 0))
-        c.transform = trackTransform((0, 0))
-        return c.deviceBounds(of: r)
+    func trackPieceBounds(_ r: Rect) -> IntRect { deviceBounds(of: r, under: trackTransform((0, 0))) }
+
+    /// Device bounds of a rectangle under `t`, as `Canvas.deviceBounds(of:)` measures them.
+    func deviceBounds(of r: Rect, under t: Transform) -> IntRect {
+        probe.transform = t
+        return probe.deviceBounds(of: r)
     }
+
+    /// A canvas with no pixels, kept: it measures bounds (dirty rectangles, every frame) and
+    /// runs a composition to make its pieces without drawing (`prepare`). Used by the thread
+    /// that prepares the frame only; two renderers' probes are independent.
+    private lazy var probe = Canvas(Pixmap(width: 0, height: 0))
 
     // MARK: Bounds
 
@@ -171,7 +178,7 @@ public class ToggleDeviceRenderer {
         let kept = keptComposition(pool: pool)
         // The composition run against a canvas with no pixels: every piece is looked up (and
         // made when new) exactly as a real draw looks it up, and no pixel is written.
-        kept.draw(frame, on: Canvas(Pixmap(width: 0, height: 0), pool: pool), origin: (0, 0))
+        kept.draw(frame, on: probe, origin: (0, 0))
     }
 
     /// Rasterizes (and blurs) every piece `frame` needs anew, as a from-scratch draw does, into a
@@ -181,7 +188,7 @@ public class ToggleDeviceRenderer {
     public func prepareFromScratch(_ frame: ToggleFrame, pool: LayerPool) {
         endFromScratch()
         let fresh = makeComposition(pool: pool, retained: false)
-        fresh.draw(frame, on: Canvas(Pixmap(width: 0, height: 0), pool: pool), origin: (0, 0))
+        fresh.draw(frame, on: probe, origin: (0, 0))
         oneFrame = fresh
     }
 

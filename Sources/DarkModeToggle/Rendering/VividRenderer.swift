@@ -105,15 +105,14 @@ public final class VividRenderer: ToggleDeviceRenderer {
         if p > 0 {
             // Stars are filled as paths under the scene transform, every frame: a star's pixels
             // lie in its outer radius's square.
-            let c = Canvas(Pixmap(width: 0, height: 0))
-            c.transform = sceneTransform((0, 0), dy: nightShift(appearance: p))
+            let scene = sceneTransform((0, 0), dy: nightShift(appearance: p))
             let a = old.ambient.vividStarScales, b = new.ambient.vividStarScales
             for star in VividArt.stars {
                 let g = star.group - 1
                 let sa = a.indices.contains(g) ? a[g] : 1, sb = b.indices.contains(g) ? b[g] : 1
                 guard sa != sb else { continue }
                 let r = star.radius * max(sa, sb)
-                rects.append(c.deviceBounds(of: Rect(x: star.center.x - r, y: star.center.y - r, width: 2 * r, height: 2 * r)))
+                rects.append(deviceBounds(of: Rect(x: star.center.x - r, y: star.center.y - r, width: 2 * r, height: 2 * r), under: scene))
             }
         }
         return rects.map { $0.intersection(inner).offsetBy(dx: origin.x, dy: origin.y) }

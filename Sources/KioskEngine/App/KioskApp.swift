@@ -555,10 +555,10 @@ public final class KioskApp {
         }
         var assets = FrameAssets(colors: colors, toggles: toggles, images: images, weight: weight, material: nil)
         let lanes = workers.map { $0.lanes } ?? 1
-        if dirty.contains(where: { !$0.intersection(buttonReach).isEmpty }) {
-            // From scratch on several lanes, one of them makes it (below).
-            assets.material = incremental || lanes == 1 ? buttonMaterial(colors: colors, images: images, weight: weight)
-                                                        : Sprite(pixmap: Pixmap(width: 0, height: 0), origin: (0, 0))
+        let buttonChanged = dirty.contains { !$0.intersection(buttonReach).isEmpty }
+        // From scratch on several lanes, one of them makes the material (below).
+        if buttonChanged && (incremental || lanes == 1) {
+            assets.material = buttonMaterial(colors: colors, images: images, weight: weight)
         }
         if incremental, lanes > 1 || present != nil {
             if let workers, lanes > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
@@ -582,13 +582,12 @@ public final class KioskApp {
         } else if let workers, lanes > 1 {
             // From scratch on several lanes: each toggle's pieces and the button's material are
             // made anew at once (one lane each), then the page is composed in bands.
-            var material = assets.material
-            let wantsMaterial = material != nil
+            var material: Sprite?
             workers.run(3, { item, lane in
                 if item < 2 {
                     // One pool per toggle, whichever lane makes it: each keeps one toggle's pieces.
                     self.renderers[item].prepareFromScratch(toggles[item], pool: self.scratchPools[item])
-                } else if wantsMaterial {
+                } else if buttonChanged {
                     material = self.buttonMaterial(colors: colors, images: images, weight: weight)
                 }
             }, { _ in })
