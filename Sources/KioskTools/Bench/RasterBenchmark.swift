@@ -184,6 +184,18 @@ public enum RasterBenchmark {
         let sprite = Sprite(pixmap: layer, origin: (0, 0))
         kernels.append(Kernel(name: "layer composite, opacity 0.5 (Canvas.draw)", pixels: w * h, target: nil,
                               body: { layerCanvas.draw(sprite, opacity: 0.5) }))
+        // The same at a toggle's size (520x320), where both rows stay in the core's caches.
+        let small = IntRect(x: 0, y: 0, width: 520, height: 320)
+        let smallLayer = Pixmap(width: small.width, height: small.height)
+        smallLayer.copy(small, from: layer)
+        let smallSprite = Sprite(pixmap: smallLayer, origin: (0, 0))
+        let smallTarget = Pixmap(width: small.width, height: small.height)
+        smallTarget.fill(small, with: Color(r255: 240, g255: 240, b255: 235).premultiplied8.packed)
+        let smallCanvas = Canvas(smallTarget)
+        kernels.append(Kernel(name: "layer composite 520x320, opacity 0.5", pixels: small.area, target: nil,
+                              body: { smallCanvas.draw(smallSprite, opacity: 0.5) }))
+        kernels.append(Kernel(name: "layer composite 520x320, opacity 1", pixels: small.area, target: nil,
+                              body: { smallCanvas.draw(smallSprite, opacity: 1) }))
         // The whole layer round trip: begin, fill the layer, end with opacity 0.5.
         kernels.append(Kernel(name: "layer begin + fill + endLayer(0.5)", pixels: w * h, target: nil,
                               body: {
