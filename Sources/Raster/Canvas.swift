@@ -107,7 +107,9 @@ public final class Canvas {
     public var clip: IntRect
     public let pool: LayerPool
     private let rasterizer = Rasterizer()
-    private var stack: [(sprite: Sprite, savedClip: IntRect)] = []
+    /// Open layers, innermost last: the layer, the clip to restore, and its ink (the device
+    /// rectangle holding everything drawn into it so far; the rest is still transparent).
+    private var stack: [(sprite: Sprite, savedClip: IntRect, ink: IntRect)] = []
     private var base: Sprite
     private var rowScratch: [UInt32] = []
     private var maskScratch: [UInt8] = []
@@ -130,6 +132,12 @@ public final class Canvas {
 
     private var current: Sprite { stack.last?.sprite ?? base }
 
+    /// Records that `r` (device pixels) of the innermost layer may have been drawn into.
+    private func inked(_ r: IntRect) {
+        guard !stack.isEmpty, !r.isEmpty else { return }
+        stack[stack.count - 1].ink = stack[stack.count - 1].ink.union(r)
+    }
+
     /// The device rectangle drawing can currently touch.
     public var drawableBounds: IntRect { clip.intersection(current.bounds) }
 
@@ -148,6 +156,7 @@ public final class Canvas {
             rasterizer.fill(path, transform: transform, rule: rule, clip: bounds) { y, x, n, cov in
                 Blend.solidSpan(pix.pixels + (y - oy) * pix.stride + (x - ox), count: n, color: packed, coverage: cov)
             }
+            inked(rasterizer.lastBounds)
         case .linearGradient(let g):
             let shader = GradientShader(g, transform: transform, opacity: clamp(opacity, 0, 1))
             if rowScratch.count < bounds.width { rowScratch = [UInt32](repeating: 0, count: bounds.width) }
@@ -163,6 +172,7 @@ public final class Canvas {
                     }
                 }
             }
+            inked(rasterizer.lastBounds)
         }
     }
 
@@ -173,6 +183,7 @@ public final class Canvas {
         guard !r.isEmpty else { return }
         let packed = color.premultiplied8.packed
         let pix = target.pixmap
+        inked(r)
         for y in r.minY..<r.maxY {
             Blend.solidSpan(pix.pixels + (y - target.origin.y) * pix.stride + (r.minX - target.origin.x),
                             count: r.width, color: packed, coverage: nil)
@@ -190,6 +201,7 @@ public final class Canvas {
         let packed = color.premultiplied8.packed
         guard packed != 0 else { return }
         let pix = target.pixmap
+        inked(r)
         for row in r.minY..<r.maxY {
             Blend.solidSpan(pix.pixels + (row - target.origin.y) * pix.stride + (r.minX - target.origin.x),
                             count: r.width, color: packed,
@@ -203,7 +215,7 @@ public final class Canvas {
     public func beginLayer(deviceBounds: IntRect) {
         let r = deviceBounds.intersection(drawableBounds)
         let pix = pool.take(width: max(0, r.width), height: max(0, r.height))
-        stack.append((Sprite(pixmap: pix, origin: (r.x, r.y)), clip))
+        stack.append((Sprite(pixmap: pix, origin: (r.x, r.y)), clip, .zero))
         clip = r
     }
 
@@ -222,15 +234,21 @@ public final class Canvas {
     /// Ends the innermost layer and returns it as a sprite instead of compositing it (for caching
     /// or post-processing). The caller owns the pixmap; give it back to `pool` when done.
     public func endLayerAsSprite() -> Sprite {
-        let (sprite, saved) = stack.removeLast()
+        let (sprite, saved, _) = stack.removeLast()
         clip = saved
         return sprite
     }
 
     /// Ends the innermost layer and composites it into its parent with an opacity and mask.
+    /// Only its ink is composited: the rest of the layer is transparent, and src-over of a
+    /// transparent pixel leaves the parent's pixel as it is, at any opacity and mask.
     public func endLayer(opacity: Double = 1, mask: LayerMask? = nil) {
+        let ink = stack.last?.ink ?? .zero
         let sprite = endLayerAsSprite()
+        let saved = clip
+        clip = clip.intersection(ink)
         draw(sprite, opacity: opacity, mask: mask)
+        clip = saved
         pool.give(sprite.pixmap)
     }
 
@@ -253,6 +271,7 @@ public final class Canvas {
             r = r.intersection(IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height))
         }
         guard !r.isEmpty else { return }
+        inked(r)
         let dst = target.pixmap, src = sprite.pixmap
         if case .path(let path, let rule) = mask {
             rasterizer.fill(path, transform: transform, rule: rule, clip: r) { y, x, n, cov in
@@ -300,6 +319,7 @@ public final class Canvas {
     /// The layer must have room for the shadow: see `GaussianBlur.extent`.
     public func applyDropShadow(color: Color, sigma: Double, dx: Double, dy: Double) {
         guard let top = stack.last?.sprite else { preconditionFailure("applyDropShadow needs an open layer") }
+        inked(top.bounds)
         Canvas.castShadow(on: top.pixmap, color: color, sigma: sigma, dx: Int(dx.rounded()), dy: Int(dy.rounded()),
                           plane: &floatScratch, scratch: &blurScratch)
     }
@@ -354,6 +374,7 @@ public final class Canvas {
     /// Blurs the innermost layer's content (all channels) with a Gaussian of `sigma` device pixels.
     public func applyBlur(sigma: Double) {
         guard let top = stack.last?.sprite else { preconditionFailure("applyBlur needs an open layer") }
+        inked(top.bounds)
         Canvas.blurChannels(top.pixmap, sigma: sigma, plane: &floatScratch, scratch: &blurScratch)
     }
 

@@ -18,6 +18,10 @@ public final class Rasterizer {
     // Current bounding box in device pixels.
     private var bx = 0, by = 0, bw = 0, bh = 0
 
+    /// The device rectangle the last `fill` could report spans in: the path's bounding box
+    /// clipped (empty when the path had no edges or missed the clip).
+    public private(set) var lastBounds = IntRect.zero
+
     public init() {}
 
     /// Rasterizes `path` (mapped through `transform`) clipped to `clip`, calling `span` once per
@@ -33,6 +37,7 @@ public final class Rasterizer {
 
     private func fillEdges(rule: FillRule, clip: IntRect,
                            span: (_ y: Int, _ x: Int, _ count: Int, _ coverage: UnsafePointer<UInt8>) -> Void) {
+        lastBounds = .zero
         guard !edges.isEmpty else { return }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         for e in edges {
@@ -42,6 +47,7 @@ public final class Rasterizer {
         }
         let box = Rect(x: minX, y: minY, width: maxX - minX, height: maxY - minY).roundedOut.intersection(clip)
         guard !box.isEmpty else { return }
+        lastBounds = box
         bx = box.x; by = box.y; bw = box.width; bh = box.height
         prepareBuffers()
         let left = Double(bx), right = Double(bx + bw), top = Double(by), bottom = Double(by + bh)

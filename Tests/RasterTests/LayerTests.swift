@@ -119,3 +119,38 @@ import Testing
         #expect(sprite.origin == (4, 6), "drawing at an offset leaves the sprite where it was")
     }
 }
+
+/// A layer is composited only where something was drawn into it (its ink); the result is the
+/// whole layer's composite, byte for byte.
+@Suite struct LayerInkTests {
+    @Test(arguments: [1.0, 0.5, 0.2])
+    func endingALayerEqualsCompositingAllOfIt(opacity: Double) {
+        let size = 96
+        func base() -> Pixmap {
+            let p = Pixmap(width: size, height: size)
+            for y in 0..<size { for x in 0..<size { p[x, y] = Color(r255: Double(x * 2), g255: Double(y * 2), b255: 90).premultiplied8.packed } }
+            return p
+        }
+        let mask = Pixmap(width: size, height: size)
+        for y in 0..<size { for x in 0..<size { mask[x, y] = UInt32((x * 7 + y * 3) % 256) << 24 } }
+        for masked in [false, true] {
+            let inked = base(), whole = base()
+            let a = Canvas(inked), b = Canvas(whole)
+            let layerBounds = IntRect(x: 8, y: 8, width: 80, height: 80)
+            func content(_ c: Canvas) {
+                c.fill(Path.circle(center: Point(30, 34), radius: 9), .solid(Color(r255: 250, g255: 200, b255: 20, alpha: 0.8)))
+                c.fill(deviceRect: IntRect(x: 60, y: 20, width: 6, height: 30), Color(r255: 20, g255: 40, b255: 200))
+            }
+            let m: LayerMask? = masked ? .alpha(mask, origin: (0, 0)) : nil
+            a.beginLayer(deviceBounds: layerBounds)
+            content(a)
+            a.endLayer(opacity: opacity, mask: m)
+            b.beginLayer(deviceBounds: layerBounds)
+            content(b)
+            let layer = b.endLayerAsSprite()
+            b.draw(layer, opacity: opacity, mask: m)
+            #expect(Array(UnsafeBufferPointer(start: inked.pixels, count: size * size))
+                    == Array(UnsafeBufferPointer(start: whole.pixels, count: size * size)), "masked \(masked)")
+        }
+    }
+}
