@@ -167,6 +167,45 @@ public enum Blend {
                      partial: { partialLayer(dst + $0, source[$0], opacity: opacity, mask: UInt32(mask[$0])) })
     }
 
+    /// `layerSpan` with a mask, except that where the mask is 255 the layer goes over the
+    /// premultiplied colour `backdrop`, not over `dst` (which is then not read): `dst =
+    /// over(scale(src, opacity), backdrop)` there, `layerSpan`'s result elsewhere.
+    @inlinable
+    public static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+                                 opacity: UInt32, mask: UnsafePointer<UInt8>, backdrop: UInt32) {
+        walkCoverage(mask, count: count,
+                     full: { fullLayer(dst + $0, source: source + $0, count: $1, opacity: opacity, backdrop: backdrop) },
+                     partial: {
+                         let m = UInt32(mask[$0])
+                         if m == 255 {
+                             let s = opacity == 255 ? source[$0] : scale(source[$0], opacity)
+                             dst[$0] = over(s, backdrop)
+                         } else {
+                             partialLayer(dst + $0, source[$0], opacity: opacity, mask: m)
+                         }
+                     })
+    }
+
+    /// `dst = over(scale(src, opacity), backdrop)` for a run (the scale skipped at 255).
+    @inlinable @inline(__always)
+    static func fullLayer(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+                          opacity: UInt32, backdrop: UInt32) {
+        let n4 = count & ~3
+        var i = 0
+        let b = SIMD4<UInt32>(repeating: backdrop)
+        let k = SIMD8<UInt16>(repeating: UInt16(opacity))
+        while i < n4 {
+            let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
+            let out = opacity == 255 ? over4(s, b) : scaledOver4(s, k, b)
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: out, as: SIMD4<UInt32>.self)
+            i &+= 4
+        }
+        while i < count {
+            dst[i] = over(opacity == 255 ? source[i] : scale(source[i], opacity), backdrop)
+            i &+= 1
+        }
+    }
+
     /// A layer run under full mask. Skipping transparent source pixels and storing opaque ones
     /// is what src-over gives too (`over(0, d) = d`, `overScaled(0, k, d) = d`), so the loops
     /// need no per-pixel tests, except the opaque-store shortcut at full opacity.

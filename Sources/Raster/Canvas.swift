@@ -4,6 +4,19 @@ public enum LayerMask {
     case path(Path, FillRule)
     /// The alpha of another pixmap whose top-left sits at `origin` in device pixels.
     case alpha(Pixmap, origin: (x: Int, y: Int))
+    /// As `alpha`, and where the mask is 255 (within the layer) the layer is composited over
+    /// the premultiplied colour `backdrop` instead of over the pixel beneath, which is not read:
+    /// for a caller that knows what lies beneath there (e.g. an opaque solid fill) and so need
+    /// not draw it first.
+    case alphaOverBackdrop(Pixmap, origin: (x: Int, y: Int), backdrop: UInt32)
+
+    /// The pixmap and origin of an alpha mask.
+    var alphaPixmap: (pixmap: Pixmap, origin: (x: Int, y: Int))? {
+        switch self {
+        case .path: return nil
+        case .alpha(let m, let origin), .alphaOverBackdrop(let m, let origin, _): return (m, origin)
+        }
+    }
 }
 
 /// A premultiplied image placed in device space: what a finished layer or a cached sprite is.
@@ -241,9 +254,11 @@ public final class Canvas {
 
     /// Ends the innermost layer and composites it into its parent with an opacity and mask.
     /// Only its ink is composited: the rest of the layer is transparent, and src-over of a
-    /// transparent pixel leaves the parent's pixel as it is, at any opacity and mask.
+    /// transparent pixel leaves the parent's pixel as it is, at any opacity and mask (but a
+    /// backdrop mask writes its backdrop there, so the whole layer is composited).
     public func endLayer(opacity: Double = 1, mask: LayerMask? = nil) {
-        let ink = stack.last?.ink ?? .zero
+        var ink = stack.last?.ink ?? .zero
+        if case .alphaOverBackdrop = mask, let top = stack.last { ink = top.sprite.bounds }
         let sprite = endLayerAsSprite()
         let saved = clip
         clip = clip.intersection(ink)
@@ -251,6 +266,9 @@ public final class Canvas {
         clip = saved
         pool.give(sprite.pixmap)
     }
+
+    /// An opacity as sprites and layers are composited with it: 0…255, rounded.
+    public static func opacityLevel(_ opacity: Double) -> UInt32 { UInt32(clamp(opacity, 0, 1) * 255 + 0.5) }
 
     /// Composites a sprite (src-over) at its origin, with opacity and an optional mask.
     public func draw(_ sprite: Sprite, opacity: Double = 1, mask: LayerMask? = nil) {
@@ -261,13 +279,13 @@ public final class Canvas {
     /// opacity and an optional mask. The sprite is only read: canvases on other threads may draw
     /// the same sprite at the same time.
     public func draw(_ sprite: Sprite, offset: (x: Int, y: Int), opacity: Double = 1, mask: LayerMask? = nil) {
-        let alpha = UInt32(clamp(opacity, 0, 1) * 255 + 0.5)
+        let alpha = Canvas.opacityLevel(opacity)
         guard alpha > 0 else { return }
         let target = current
         let so = (x: sprite.origin.x + offset.x, y: sprite.origin.y + offset.y)
         let spriteBounds = IntRect(x: so.x, y: so.y, width: sprite.pixmap.width, height: sprite.pixmap.height)
         var r = spriteBounds.intersection(drawableBounds)
-        if case .alpha(let m, let origin) = mask {
+        if let (m, origin) = mask?.alphaPixmap {
             r = r.intersection(IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height))
         }
         guard !r.isEmpty else { return }
@@ -291,12 +309,16 @@ public final class Canvas {
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x)
                 let s = UnsafePointer(src.pixels + (y - so.y) * src.stride + (lo - so.x))
                 var maskRow: UnsafePointer<UInt8>? = nil
-                if case .alpha(let m, let origin) = mask {
+                if let (m, origin) = mask?.alphaPixmap {
                     let mp = m.pixels + (y - origin.y) * m.stride + (lo - origin.x)
                     for i in 0..<(hi - lo) { mrow[i] = UInt8(truncatingIfNeeded: mp[i] &>> 24) }
                     maskRow = UnsafePointer(mrow)
                 }
-                Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: maskRow)
+                if case .alphaOverBackdrop(_, _, let backdrop) = mask {
+                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: mrow, backdrop: backdrop)
+                } else {
+                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: maskRow)
+                }
             }
             if let runs = sprite.runs {
                 let ox = so.x, oy = so.y

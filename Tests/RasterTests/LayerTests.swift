@@ -154,3 +154,41 @@ import Testing
         }
     }
 }
+
+/// A backdrop mask: where the mask is 255 the layer goes over the backdrop colour, whatever lies
+/// beneath; elsewhere it is the alpha mask's composite.
+@Suite struct BackdropMaskTests {
+    @Test(arguments: [1.0, 0.6])
+    func fullMaskPixelsGoOverTheBackdrop(opacity: Double) {
+        let size = 64
+        let backdrop = Color(r255: 30, g255: 60, b255: 120).premultiplied8.packed
+        let mask = Pixmap(width: size, height: size)
+        // A disc of 255 with a soft rim, and a stripe of mixed values across it.
+        for y in 0..<size {
+            for x in 0..<size {
+                let d = ((Double(x) - 32) * (Double(x) - 32) + (Double(y) - 30) * (Double(y) - 30)).squareRoot()
+                var m = UInt32(max(0, min(255, (26 - d) * 40)))
+                if y == 20 && x % 3 == 0 { m = UInt32(x * 4 % 256) }
+                mask[x, y] = m << 24
+            }
+        }
+        func content(_ c: Canvas) {
+            c.beginLayer(deviceBounds: IntRect(x: 0, y: 0, width: size, height: size))
+            c.fill(Path.circle(center: Point(28, 28), radius: 20), .solid(Color(r255: 250, g255: 220, b255: 40, alpha: 0.7)))
+        }
+        // Expected: the backdrop really drawn where the mask is 255, then the plain alpha mask.
+        let expected = Pixmap(width: size, height: size), got = Pixmap(width: size, height: size)
+        for y in 0..<size {
+            for x in 0..<size {
+                let under = Color(r255: Double(x * 4 % 256), g255: 200, b255: Double(y * 4 % 256)).premultiplied8.packed
+                expected[x, y] = mask[x, y] >> 24 == 255 ? backdrop : under
+                got[x, y] = under
+            }
+        }
+        let e = Canvas(expected), g = Canvas(got)
+        content(e); e.endLayer(opacity: opacity, mask: .alpha(mask, origin: (0, 0)))
+        content(g); g.endLayer(opacity: opacity, mask: .alphaOverBackdrop(mask, origin: (0, 0), backdrop: backdrop))
+        #expect(Array(UnsafeBufferPointer(start: expected.pixels, count: size * size))
+                == Array(UnsafeBufferPointer(start: got.pixels, count: size * size)))
+    }
+}

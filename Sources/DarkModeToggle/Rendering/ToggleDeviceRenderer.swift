@@ -201,7 +201,7 @@ public class ToggleDeviceRenderer {
     /// The composition `prepareFromScratch` made, until `endFromScratch`.
     private var oneFrame: ToggleComposition?
 
-    private func keptComposition(pool: LayerPool) -> ToggleComposition {
+    func keptComposition(pool: LayerPool) -> ToggleComposition {
         if let kept = composition { return kept }
         let kept = makeComposition(pool: pool, retained: true)
         composition = kept

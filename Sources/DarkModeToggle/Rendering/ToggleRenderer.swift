@@ -80,6 +80,12 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         ToggleSpriteCache(renderer: self, pool: pool, retained: retained)
     }
 
+    /// Whether the kept composition's cross-fading frames skip the skies under the scenes
+    /// (`ToggleSpriteCache.skipsInteriorSkies`; made if new), for tests.
+    var keptCompositionSkipsInteriorSkies: Bool {
+        (keptComposition(pool: LayerPool()) as? ToggleSpriteCache)?.skipsInteriorSkies ?? false
+    }
+
     /// The body's content at one phase, one pixel wider on every side: at another phase the
     /// sprite is drawn less than a pixel further left, right, up or down, and its content
     /// moves by less than a pixel (the shadows' alpha falls off outwards, so its rounded edge

@@ -95,6 +95,42 @@ final class ToggleSpriteCache: ToggleComposition {
         return s
     }
 
+    /// The day and night skies' colours where the scene mask is 255, when at every such pixel
+    /// each sky is that one opaque colour and neither outer border reaches (checked once on the
+    /// kept pieces); nil otherwise, and for a one-frame composition. A cross-fading frame then
+    /// draws the skies only around those pixels (`skyRing`) and composites the scenes there over
+    /// the skies' blend as a colour (`LayerMask.alphaOverBackdrop`): the same bytes as drawing
+    /// both skies everywhere and the scenes over them.
+    private lazy var interiorSkies: (day: UInt32, night: UInt32)? = findInteriorSkies()
+
+    /// Whether cross-fading frames skip the skies under the scenes (for tests).
+    var skipsInteriorSkies: Bool { interiorSkies != nil }
+
+    private func findInteriorSkies() -> (day: UInt32, night: UInt32)? {
+        guard retained else { return nil }
+        let m = mask(), day = sky(night: false), night = sky(night: true)
+        let borders = [border(night: false), border(night: true)]
+        func pixel(_ sprite: Sprite, _ x: Int, _ y: Int) -> UInt32 {
+            let px = x - sprite.origin.x, py = y - sprite.origin.y
+            guard py >= 0 && py < sprite.pixmap.height && px >= 0 && px < sprite.pixmap.width else { return 0 }
+            return sprite.pixmap.pixels[py * sprite.pixmap.stride + px]
+        }
+        var colors: (day: UInt32, night: UInt32)?
+        for y in 0..<m.pixmap.height {
+            for x in 0..<m.pixmap.width where m.pixmap.pixels[y * m.pixmap.stride + x] >> 24 == 255 {
+                let dx = x + m.origin.x, dy = y + m.origin.y
+                let d = pixel(day, dx, dy), n = pixel(night, dx, dy)
+                guard d >> 24 == 255, n >> 24 == 255, borders.allSatisfy({ pixel($0, dx, dy) == 0 }) else { return nil }
+                if let c = colors {
+                    guard c.day == d && c.night == n else { return nil }
+                } else {
+                    colors = (d, n)
+                }
+            }
+        }
+        return colors
+    }
+
     /// What the sun's or moon's sprite covers, for dirty rectangles: a kept sprite at any phase
     /// (phase 0 made if there is none yet; phases differ by less than a pixel).
     func bodyContent(moon: Bool) -> IntRect {
@@ -191,10 +227,13 @@ final class ToggleSpriteCache: ToggleComposition {
         let p = clamp(frame.appearance, 0, 1)
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
         canvas.transform = r.trackTransform(o)
-        // Skies and outer borders, cross-faded. At rest the scene covers the interior.
+        // Skies and outer borders, cross-faded. At rest the scene covers the interior; while
+        // cross-fading, the scenes go over the skies' blend there (`interiorSkies`).
         let atRest = p == 0 || p == 1
-        SpriteMaker.place(p == 1 ? daySkyRim() : atRest ? skyRing(night: false) : sky(night: false), on: canvas, at: o)
-        if p > 0 { SpriteMaker.place(atRest ? skyRing(night: true) : sky(night: true), on: canvas, at: o, opacity: p) }
+        let skies = atRest ? nil : interiorSkies
+        let ring = atRest || skies != nil
+        SpriteMaker.place(p == 1 ? daySkyRim() : ring ? skyRing(night: false) : sky(night: false), on: canvas, at: o)
+        if p > 0 { SpriteMaker.place(ring ? skyRing(night: true) : sky(night: true), on: canvas, at: o, opacity: p) }
         if p < 1 { SpriteMaker.place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
         if p > 0 { SpriteMaker.place(border(night: true), on: canvas, at: o, opacity: p) }
         canvas.beginLayer(deviceBounds: track)
@@ -217,7 +256,13 @@ final class ToggleSpriteCache: ToggleComposition {
             if p < 1 { canvas.endLayer(opacity: p) }
         }
         let m = mask()
-        canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
+        let maskOrigin = (m.origin.x + o.x, m.origin.y + o.y)
+        if let skies {
+            let blend = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
+            canvas.endLayer(mask: .alphaOverBackdrop(m.pixmap, origin: maskOrigin, backdrop: blend))
+        } else {
+            canvas.endLayer(mask: .alpha(m.pixmap, origin: maskOrigin))
+        }
         // Inner edges, cross-faded.
         if p < 1 { SpriteMaker.place(edge(night: false), on: canvas, at: o, opacity: 1 - p) }
         if p > 0 { SpriteMaker.place(edge(night: true), on: canvas, at: o, opacity: p) }

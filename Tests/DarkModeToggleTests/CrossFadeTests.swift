@@ -1,0 +1,21 @@
+import Testing
+import Raster
+@testable import DarkModeToggle
+
+/// Cross-fading frames of the kept composition, which skips the skies under the scenes and
+/// composites the scenes over the skies' blend there, against the one-frame composition, which
+/// draws every layer everywhere: the same bytes.
+@Suite struct CrossFadeTests {
+    @Test(arguments: [(260.0, 1.0), (130.0, 2.0), (173.0, 1.5), (260.0, 2.0)])
+    func crossFadingFramesEqualEveryLayerDrawn(width: Double, scale: Double) {
+        let renderer = ToggleRenderer(width: width, scale: scale)
+        #expect(renderer.keptCompositionSkipsInteriorSkies)
+        for (i, p) in [0.001, 0.003, 0.05, 0.25, 0.5, 0.62, 0.9, 0.997, 0.999].enumerated() {
+            let frame = ToggleFrame(appearance: p, position: p, ambient: Ambient.state(time: 0.7 * Double(i), reduceMotion: false))
+            let fresh = renderToggle(width: width, scale: scale, frame: frame, cached: false, pad: 40)
+            let kept = renderToggle(width: width, scale: scale, frame: frame, cached: true, pad: 40, renderer: renderer)
+            let d = maxChannelDifference(fresh, kept)
+            #expect(d.value == 0, "p=\(p): differs by \(d.value) at \(d.x),\(d.y)")
+        }
+    }
+}
