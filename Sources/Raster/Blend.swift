@@ -167,6 +167,27 @@ public enum Blend {
                      partial: { partialLayer(dst + $0, source[$0], opacity: opacity, mask: UInt32(mask[$0])) })
     }
 
+    /// `dst = scale(src, opacity)`: `layerSpan` without a mask onto transparent pixels
+    /// (`over(x, 0) == x`), which are not read. A copy at opacity 255.
+    @inlinable
+    public static func storeSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
+                                 opacity: UInt32) {
+        if opacity == 255 {
+            dst.update(from: source, count: count)
+            return
+        }
+        let k = SIMD8<UInt16>(repeating: UInt16(opacity))
+        let n4 = count & ~3
+        var i = 0
+        while i < n4 {
+            let l = lanes4(UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self))
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: pack4(rb: mulDiv255(l.rb, k), ag: mulDiv255(l.ag, k)),
+                                                        as: SIMD4<UInt32>.self)
+            i &+= 4
+        }
+        while i < count { dst[i] = scale(source[i], opacity); i &+= 1 }
+    }
+
     /// `layerSpan` with a mask, except that where the mask is 255 the layer goes over the
     /// premultiplied colour `backdrop`, not over `dst` (which is then not read): `dst =
     /// over(scale(src, opacity), backdrop)` there, `layerSpan`'s result elsewhere.

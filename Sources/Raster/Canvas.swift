@@ -289,6 +289,9 @@ public final class Canvas {
             r = r.intersection(IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height))
         }
         guard !r.isEmpty else { return }
+        // Onto pixels of a layer nothing has been drawn into yet (transparent), src-over is the
+        // scaled source itself (`over(x, 0) == x`): stored without reading them.
+        let ontoClear = mask == nil && stack.last.map { $0.ink.intersection(r).isEmpty } ?? false
         inked(r)
         let dst = target.pixmap, src = sprite.pixmap
         if case .path(let path, let rule) = mask {
@@ -314,7 +317,9 @@ public final class Canvas {
                     for i in 0..<(hi - lo) { mrow[i] = UInt8(truncatingIfNeeded: mp[i] &>> 24) }
                     maskRow = UnsafePointer(mrow)
                 }
-                if case .alphaOverBackdrop(_, _, let backdrop) = mask {
+                if ontoClear {
+                    Blend.storeSpan(d, source: s, count: hi - lo, opacity: alpha)
+                } else if case .alphaOverBackdrop(_, _, let backdrop) = mask {
                     Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: mrow, backdrop: backdrop)
                 } else {
                     Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: maskRow)

@@ -49,6 +49,21 @@ import Testing
         #expect(full.blurredBuilds == full.builds)
     }
 
+    /// The one-blur bound (a plane of ones) that marks every channel value as rounding back
+    /// agrees with checking each value with its own blur; and it holds for the page's button
+    /// sizes, so a cross-fade blurs nothing.
+    @Test(arguments: [(Rect(x: 40.3, y: 30.5, width: 309.4, height: 65.2), 10.0),
+                      (Rect(x: 7, y: 9, width: 620, height: 130), 20.0),
+                      (Rect(x: 2.5, y: 1.25, width: 90, height: 20), 3.0)])
+    func everyValueRoundsBackWhenTheBoundSaysSo(capsule: Rect, sigma: Double) {
+        var cache = MaterialCache()
+        _ = cache.sprite(for: capsule, background: 0xFF80_6040, tint: .clear, sigma: sigma, canvasPool: LayerPool(), incremental: true)
+        #expect(cache.knowsEveryValueRoundsBack)
+        let exact = cache.everyValueRoundsBackExactly()
+        #expect(exact)
+        #expect(cache.blurredBuilds == 0)
+    }
+
     @Test func whiteAtSigma20IsOneColourInsideTheCapsuleOnly() {
         // Blurred white rounds to 254 at the rectangle's extreme corners: the backdrop is one
         // colour only where the capsule covers, which is where it is drawn.

@@ -192,3 +192,29 @@ import Testing
                 == Array(UnsafeBufferPointer(start: got.pixels, count: size * size)))
     }
 }
+
+/// Sprites drawn onto a layer's still-transparent pixels are stored scaled, not blended: the
+/// same bytes as src-over onto transparent pixels, and over what is already drawn after that.
+@Suite struct FreshLayerStoreTests {
+    @Test(arguments: [1.0, 0.5, 0.13])
+    func spritesOnAFreshLayerEqualSrcOverOntoTransparency(opacity: Double) {
+        let size = 48
+        let sprite = Pixmap(width: 30, height: 30)
+        Canvas(sprite).fill(Path.circle(center: Point(15, 15), radius: 13), .solid(Color(r255: 200, g255: 90, b255: 30, alpha: 0.8)))
+        let a = Sprite(pixmap: sprite, origin: (4, 6)), b = Sprite(pixmap: sprite, origin: (16, 12))
+        // On a plain transparent pixmap (no layer): the blending kernels.
+        let plain = Pixmap(width: size, height: size)
+        let pc = Canvas(plain)
+        pc.draw(a, opacity: opacity)
+        pc.draw(b, opacity: opacity)
+        // In a fresh layer: `a` is stored, `b` (overlapping `a`'s ink) blended.
+        let base = Pixmap(width: size, height: size)
+        let lc = Canvas(base)
+        lc.beginLayer(deviceBounds: base.bounds)
+        lc.draw(a, opacity: opacity)
+        lc.draw(b, opacity: opacity)
+        let layer = lc.endLayerAsSprite()
+        #expect(Array(UnsafeBufferPointer(start: plain.pixels, count: size * size))
+                == Array(UnsafeBufferPointer(start: layer.pixmap.pixels, count: size * size)))
+    }
+}

@@ -864,6 +864,12 @@ struct MaterialCache {
                 }
             }
             covered = rows
+            // Every channel value rounds back at once when a plane of ones blurs close enough
+            // to 1 (`everyValueRoundsBack`): one blur per geometry instead of one per new value
+            // (a page cross-fade meets up to three new values a frame).
+            if everyValueRoundsBack(width: w, height: h, sigma: sigma, margin: margin) {
+                for v in 1..<256 { uniform[v] = 1 }
+            }
         }
         for shift in [0, 8, 16, 24] as [UInt32] {
             let v = Int((color >> shift) & 0xFF)
@@ -874,6 +880,41 @@ struct MaterialCache {
         var c = PremultipliedRGBA8(packed: color)
         c.r = min(c.r, c.a); c.g = min(c.g, c.a); c.b = min(c.b, c.a)
         return c.packed
+    }
+
+    /// The blur is linear and its weights sum to 1 away from the plane's edges, so a plane of
+    /// value v blurs to v·m, where m is what a plane of ones blurs to. In float arithmetic each
+    /// of the two results is within a relative γ of the exact one, γ ≤ n·2⁻²⁴ for the n
+    /// multiply-adds behind an output value (block average, two passes of ≤ 29 taps, bilinear
+    /// reconstruction: n ≈ 100, γ ≈ 6·10⁻⁶). So |blur(v) − v| ≤ v·|m − 1| + 2·v·γ, and every
+    /// v ≤ 255 rounds back to itself where 255·(|m − 1| + 2γ) < 0.5. γ is taken as 10⁻⁴ (over
+    /// 1 600 operations' worth). Returns true when that holds at every covered pixel; false
+    /// sends each value to the exact check (`roundsBack`).
+    private mutating func everyValueRoundsBack(width w: Int, height h: Int, sigma: Double, margin: Int) -> Bool {
+        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
+        let covered = self.covered
+        let limit = 0.5 / 255 - 2 * 1e-4
+        return plane.withUnsafeMutableBufferPointer { pb in
+            let p = pb.baseAddress!
+            p.update(repeating: 1, count: w * h)
+            GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
+            for (y, runs) in covered.enumerated() {
+                let row = p + (y + margin) * w + margin
+                for run in runs {
+                    for x in run where abs(Double(row[x]) - 1) >= limit { return false }
+                }
+            }
+            return true
+        }
+    }
+
+    /// Whether every channel value 1…255 is known to round back for the current geometry (for tests).
+    var knowsEveryValueRoundsBack: Bool { uniform[1...].allSatisfy { $0 == 1 } }
+
+    /// Every value 1…255 checked with its own blur for the current geometry (for tests).
+    mutating func everyValueRoundsBackExactly() -> Bool {
+        guard let g = uniformGeometry else { return false }
+        return (1..<256).allSatisfy { roundsBack($0, width: g.width, height: g.height, sigma: g.sigma, margin: g.margin) }
     }
 
     /// Blurs a `width`×`height` plane of value `v` as `Canvas.applyBlur` blurs a channel and
