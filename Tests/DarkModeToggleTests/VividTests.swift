@@ -70,6 +70,22 @@ private func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
         }
     }
 
+    /// Cross-fading frames with the capsule's shadow under the inner layer drawn only where the
+    /// inner layer does not cover it, against the whole shadow drawn: the same bytes.
+    @Test(arguments: [(260.0, 1.0), (130.0, 2.0), (173.0, 1.5), (260.0, 2.0)])
+    func crossFadingFramesEqualTheWholeShadowDrawn(width: Double, scale: Double) {
+        let renderer = VividRenderer(width: width, scale: scale)
+        let whole = VividRenderer(width: width, scale: scale)
+        whole.drawsCoveredShadow = true
+        for (i, p) in [0.002, 0.05, 0.25, 0.5, 0.62, 0.9, 0.998].enumerated() {
+            let f = frame(p, p, time: 0.7 * Double(i), reduceMotion: false)
+            let fresh = renderVivid(width: width, scale: scale, frame: f, cached: true, pad: 40, renderer: whole)
+            let kept = renderVivid(width: width, scale: scale, frame: f, cached: true, pad: 40, renderer: renderer)
+            let d = maxChannelDifference(fresh, kept)
+            #expect(d.value == 0, "p=\(p): differs by \(d.value) at \(d.x),\(d.y)")
+        }
+    }
+
     @Test func drawsOnlyInsideItsBounds() {
         // Whatever the state, nothing lands outside `bounds` (the page stays untouched there),
         // and the track's shadow stops at the track frame below the track.

@@ -31,7 +31,7 @@ final class VividSpriteCache: ToggleComposition {
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
     private let bodies = BodySprites()
-    private var clip, border, halo, capShadow, outerLight, outerDark, extraLight, extraDark: Sprite?
+    private var clip, border, halo, capShadow, capShadowRing, outerLight, outerDark, extraLight, extraDark: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var planeScratch: [Float] = []
@@ -177,6 +177,27 @@ final class VividSpriteCache: ToggleComposition {
         return s
     }
 
+    /// The capsule's shadow without the pixels the inner layer covers exactly: inside the inner
+    /// frame where the capsule mask is 255. The inner layer starts with the opaque day sky over
+    /// the whole inner frame and stays opaque, so there it replaces what lies beneath. Drawn
+    /// under the inner layer while cross-fading (the whole shadow for a one-frame composition,
+    /// or if the day sky were translucent).
+    private func capsuleShadowRing() -> Sprite {
+        if let s = capShadowRing { return s }
+        let sh = capsuleShadow()
+        guard retained, VividArt.Palette.daySky.premultiplied8.packed >> 24 == 255 else { return sh }
+        let m = clipSprite(), inner = innerBounds
+        let s = sh.restricted { x, y in
+            let dx = x + sh.origin.x, dy = y + sh.origin.y
+            guard dx >= inner.minX && dx < inner.maxX && dy >= inner.minY && dy < inner.maxY else { return true }
+            let mx = dx - m.origin.x, my = dy - m.origin.y
+            return !(my >= 0 && my < m.pixmap.height && mx >= 0 && mx < m.pixmap.width
+                     && m.pixmap.pixels[my * m.pixmap.stride + mx] >> 24 == 255)
+        }
+        capShadowRing = s
+        return s
+    }
+
     private func haloLeafShadow(appearance: Double) -> Sprite {
         let dx = Double(renderer.haloShift(appearance: appearance)) / renderer.trackUnit
         let c = VividArt.haloCenter(appearance: 0)
@@ -301,7 +322,7 @@ final class VividSpriteCache: ToggleComposition {
         if p == 0 || p == 1 {
             SpriteMaker.place(outer(dark: p == 1), on: canvas, at: o)
         } else {
-            SpriteMaker.place(capsuleShadow(), on: canvas, at: o)
+            SpriteMaker.place(renderer.drawsCoveredShadow ? capsuleShadow() : capsuleShadowRing(), on: canvas, at: o)
             SpriteMaker.place(outerExtra(dark: false), on: canvas, at: o, opacity: 1 - p)
             SpriteMaker.place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
         }
