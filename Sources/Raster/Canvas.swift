@@ -4,17 +4,20 @@ public enum LayerMask {
     case path(Path, FillRule)
     /// The alpha of another pixmap whose top-left sits at `origin` in device pixels.
     case alpha(Pixmap, origin: (x: Int, y: Int))
-    /// As `alpha`, and where the mask is 255 (within the layer) the layer is composited over
+    /// An 8-bit plane, placed at its origin moved by `offset` (device pixels).
+    case plane(AlphaPlane, offset: (x: Int, y: Int))
+    /// As `plane`, and where the mask is 255 (within the layer) the layer is composited over
     /// the premultiplied colour `backdrop` instead of over the pixel beneath, which is not read:
     /// for a caller that knows what lies beneath there (e.g. an opaque solid fill) and so need
     /// not draw it first.
-    case alphaOverBackdrop(Pixmap, origin: (x: Int, y: Int), backdrop: UInt32)
+    case planeOverBackdrop(AlphaPlane, offset: (x: Int, y: Int), backdrop: UInt32)
 
-    /// The pixmap and origin of an alpha mask.
-    var alphaPixmap: (pixmap: Pixmap, origin: (x: Int, y: Int))? {
+    /// The device rectangle outside which the mask is 0 (nil for a path).
+    var area: IntRect? {
         switch self {
         case .path: return nil
-        case .alpha(let m, let origin), .alphaOverBackdrop(let m, let origin, _): return (m, origin)
+        case .alpha(let m, let origin): return IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height)
+        case .plane(let m, let offset), .planeOverBackdrop(let m, let offset, _): return m.bounds(offset: offset)
         }
     }
 }
@@ -258,7 +261,7 @@ public final class Canvas {
     /// backdrop mask writes its backdrop there, so the whole layer is composited).
     public func endLayer(opacity: Double = 1, mask: LayerMask? = nil) {
         var ink = stack.last?.ink ?? .zero
-        if case .alphaOverBackdrop = mask, let top = stack.last { ink = top.sprite.bounds }
+        if case .planeOverBackdrop = mask, let top = stack.last { ink = top.sprite.bounds }
         let sprite = endLayerAsSprite()
         let saved = clip
         clip = clip.intersection(ink)
@@ -285,9 +288,7 @@ public final class Canvas {
         let so = (x: sprite.origin.x + offset.x, y: sprite.origin.y + offset.y)
         let spriteBounds = IntRect(x: so.x, y: so.y, width: sprite.pixmap.width, height: sprite.pixmap.height)
         var r = spriteBounds.intersection(drawableBounds)
-        if let (m, origin) = mask?.alphaPixmap {
-            r = r.intersection(IntRect(x: origin.x, y: origin.y, width: m.width, height: m.height))
-        }
+        if let area = mask?.area { r = r.intersection(area) }
         guard !r.isEmpty else { return }
         // Onto pixels of a layer nothing has been drawn into yet (transparent), src-over is the
         // scaled source itself (`over(x, 0) == x`): stored without reading them.
@@ -311,18 +312,23 @@ public final class Canvas {
                 guard hi > lo else { return }
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x)
                 let s = UnsafePointer(src.pixels + (y - so.y) * src.stride + (lo - so.x))
-                var maskRow: UnsafePointer<UInt8>? = nil
-                if let (m, origin) = mask?.alphaPixmap {
-                    let mp = m.pixels + (y - origin.y) * m.stride + (lo - origin.x)
-                    for i in 0..<(hi - lo) { mrow[i] = UInt8(truncatingIfNeeded: mp[i] &>> 24) }
-                    maskRow = UnsafePointer(mrow)
-                }
                 if ontoClear {
                     Blend.storeSpan(d, source: s, count: hi - lo, opacity: alpha)
-                } else if case .alphaOverBackdrop(_, _, let backdrop) = mask {
-                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: mrow, backdrop: backdrop)
-                } else {
-                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: maskRow)
+                    return
+                }
+                switch mask {
+                case .alpha(let m, let origin):
+                    let mp = m.pixels + (y - origin.y) * m.stride + (lo - origin.x)
+                    for i in 0..<(hi - lo) { mrow[i] = UInt8(truncatingIfNeeded: mp[i] &>> 24) }
+                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: UnsafePointer(mrow))
+                case .plane(let m, let offset):
+                    let mp = m.bytes + (y - m.origin.y - offset.y) * m.width + (lo - m.origin.x - offset.x)
+                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: UnsafePointer(mp))
+                case .planeOverBackdrop(let m, let offset, let backdrop):
+                    let mp = m.bytes + (y - m.origin.y - offset.y) * m.width + (lo - m.origin.x - offset.x)
+                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: UnsafePointer(mp), backdrop: backdrop)
+                case .path, nil:
+                    Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: nil)
                 }
             }
             if let runs = sprite.runs {

@@ -156,7 +156,8 @@ import Testing
 }
 
 /// A backdrop mask: where the mask is 255 the layer goes over the backdrop colour, whatever lies
-/// beneath; elsewhere it is the alpha mask's composite.
+/// beneath; elsewhere it is the alpha mask's composite. And an 8-bit plane masks as the alpha
+/// of the pixmap it was taken from.
 @Suite struct BackdropMaskTests {
     @Test(arguments: [1.0, 0.6])
     func fullMaskPixelsGoOverTheBackdrop(opacity: Double) {
@@ -187,9 +188,28 @@ import Testing
         }
         let e = Canvas(expected), g = Canvas(got)
         content(e); e.endLayer(opacity: opacity, mask: .alpha(mask, origin: (0, 0)))
-        content(g); g.endLayer(opacity: opacity, mask: .alphaOverBackdrop(mask, origin: (0, 0), backdrop: backdrop))
+        let plane = AlphaPlane(alphaOf: Sprite(pixmap: mask, origin: (0, 0)))
+        content(g); g.endLayer(opacity: opacity, mask: .planeOverBackdrop(plane, offset: (0, 0), backdrop: backdrop))
         #expect(Array(UnsafeBufferPointer(start: expected.pixels, count: size * size))
                 == Array(UnsafeBufferPointer(start: got.pixels, count: size * size)))
+    }
+
+    @Test(arguments: [1.0, 0.6])
+    func aPlaneMasksAsThePixmapsAlpha(opacity: Double) {
+        let size = 40
+        let mask = Pixmap(width: 30, height: 28)
+        for y in 0..<28 { for x in 0..<30 { mask[x, y] = UInt32((x * 9 + y * 5) % 256) << 24 | 0x10_2030 } }
+        let plane = AlphaPlane(alphaOf: Sprite(pixmap: mask, origin: (0, 0)))
+        let a = Pixmap(width: size, height: size), b = Pixmap(width: size, height: size)
+        a.fill(a.bounds, with: 0xFF40_8020); b.fill(b.bounds, with: 0xFF40_8020)
+        for (pix, m) in [(a, LayerMask.alpha(mask, origin: (6, 4))), (b, LayerMask.plane(plane, offset: (6, 4)))] {
+            let c = Canvas(pix)
+            c.beginLayer(deviceBounds: pix.bounds)
+            c.fill(Path.circle(center: Point(20, 20), radius: 17), .solid(Color(r255: 250, g255: 220, b255: 40, alpha: 0.7)))
+            c.endLayer(opacity: opacity, mask: m)
+        }
+        #expect(Array(UnsafeBufferPointer(start: a.pixels, count: size * size))
+                == Array(UnsafeBufferPointer(start: b.pixels, count: size * size)))
     }
 }
 

@@ -24,7 +24,7 @@ final class ToggleSpriteCache: ToggleComposition {
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
     /// The track-sized pieces (skies, borders, edges, scene mask), rendered on first use.
-    private enum TrackPiece: Hashable { case sky(night: Bool), skyRing(night: Bool), daySkyRim, border(night: Bool), edge(night: Bool), mask }
+    private enum TrackPiece: Hashable { case sky(night: Bool), skyRing(night: Bool), daySkyRim, border(night: Bool), edge(night: Bool) }
     private var trackPieces: [TrackPiece: Sprite] = [:]
     /// Per cloud group, its sprites by vertical phase.
     private var clouds: [[Int: Sprite]] = Array(repeating: [:], count: ToggleArt.cloudGroups.count)
@@ -65,11 +65,7 @@ final class ToggleSpriteCache: ToggleComposition {
         let sky = sky(night: night)
         guard retained else { return sky }
         let m = mask()
-        let s = sky.restricted { x, y in
-            let mx = x + sky.origin.x - m.origin.x, my = y + sky.origin.y - m.origin.y
-            return !(my >= 0 && my < m.pixmap.height && mx >= 0 && mx < m.pixmap.width
-                     && m.pixmap.pixels[my * m.pixmap.stride + mx] >> 24 == 255)
-        }
+        let s = sky.restricted { x, y in m.value(x: x + sky.origin.x, y: y + sky.origin.y) != 255 }
         trackPieces[.skyRing(night: night)] = s
         return s
     }
@@ -89,7 +85,7 @@ final class ToggleSpriteCache: ToggleComposition {
         }
         let s = day.restricted { x, y in
             let dx = x + day.origin.x, dy = y + day.origin.y
-            return alpha(m, dx, dy) != 255 && alpha(night, dx, dy) != 255
+            return m.value(x: dx, y: dy) != 255 && alpha(night, dx, dy) != 255
         }
         trackPieces[.daySkyRim] = s
         return s
@@ -99,7 +95,7 @@ final class ToggleSpriteCache: ToggleComposition {
     /// each sky is that one opaque colour and neither outer border reaches (checked once on the
     /// kept pieces); nil otherwise, and for a one-frame composition. A cross-fading frame then
     /// draws the skies only around those pixels (`skyRing`) and composites the scenes there over
-    /// the skies' blend as a colour (`LayerMask.alphaOverBackdrop`): the same bytes as drawing
+    /// the skies' blend as a colour (`LayerMask.planeOverBackdrop`): the same bytes as drawing
     /// both skies everywhere and the scenes over them.
     private lazy var interiorSkies: (day: UInt32, night: UInt32)? = findInteriorSkies()
 
@@ -116,8 +112,8 @@ final class ToggleSpriteCache: ToggleComposition {
             return sprite.pixmap.pixels[py * sprite.pixmap.stride + px]
         }
         var colors: (day: UInt32, night: UInt32)?
-        for y in 0..<m.pixmap.height {
-            for x in 0..<m.pixmap.width where m.pixmap.pixels[y * m.pixmap.stride + x] >> 24 == 255 {
+        for y in 0..<m.height {
+            for x in 0..<m.width where m.bytes[y * m.width + x] == 255 {
                 let dx = x + m.origin.x, dy = y + m.origin.y
                 let d = pixel(day, dx, dy), n = pixel(night, dx, dy)
                 guard d >> 24 == 255, n >> 24 == 255, borders.allSatisfy({ pixel($0, dx, dy) == 0 }) else { return nil }
@@ -153,9 +149,15 @@ final class ToggleSpriteCache: ToggleComposition {
         }
     }
 
-    private func mask() -> Sprite {
-        trackPiece(.mask) { $0.fill(ToggleArt.trackInner.path, .solid(.white)) }
+    /// The scene mask (the inner rounded rectangle's coverage), kept as an 8-bit plane: a
+    /// quarter of the bytes of an RGBA sprite, read by every frame's scene composite.
+    private func mask() -> AlphaPlane {
+        if let m = maskPlane { return m }
+        let m = AlphaPlane(alphaOf: maker.sprite(trackBounds, trackTransform) { $0.fill(ToggleArt.trackInner.path, .solid(.white)) })
+        maskPlane = m
+        return m
     }
+    private var maskPlane: AlphaPlane?
 
     /// Cloud group `i` drawn `phase` / subpixelSteps px lower than its artboard position.
     private func cloud(_ i: Int, phase: Int) -> Sprite {
@@ -255,13 +257,11 @@ final class ToggleSpriteCache: ToggleComposition {
             }
             if p < 1 { canvas.endLayer(opacity: p) }
         }
-        let m = mask()
-        let maskOrigin = (m.origin.x + o.x, m.origin.y + o.y)
         if let skies {
             let blend = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
-            canvas.endLayer(mask: .alphaOverBackdrop(m.pixmap, origin: maskOrigin, backdrop: blend))
+            canvas.endLayer(mask: .planeOverBackdrop(mask(), offset: o, backdrop: blend))
         } else {
-            canvas.endLayer(mask: .alpha(m.pixmap, origin: maskOrigin))
+            canvas.endLayer(mask: .plane(mask(), offset: o))
         }
         // Inner edges, cross-faded.
         if p < 1 { SpriteMaker.place(edge(night: false), on: canvas, at: o, opacity: 1 - p) }

@@ -31,7 +31,9 @@ final class VividSpriteCache: ToggleComposition {
     private let measure: Canvas
     private var trackTransform: Transform { measure.transform }
     private let bodies = BodySprites()
-    private var clip, border, halo, capShadow, capShadowRing, outerLight, outerDark, extraLight, extraDark: Sprite?
+    private var border, halo, capShadow, capShadowRing, outerLight, outerDark, extraLight, extraDark: Sprite?
+    /// The capsule's coverage, kept as an 8-bit plane (`clipPlane`).
+    private var clip: AlphaPlane?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var planeScratch: [Float] = []
@@ -45,11 +47,19 @@ final class VividSpriteCache: ToggleComposition {
         innerBounds = measure.deviceBounds(of: VividArt.innerFrame)
     }
 
+    /// The capsule's coverage as a sprite (made anew on each call: only the capsule's shadow
+    /// is cast from it; everything else reads `clipPlane`).
     private func clipSprite() -> Sprite {
-        if let s = clip { return s }
-        let s = maker.sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
-        clip = s
-        return s
+        maker.sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
+    }
+
+    /// The capsule's coverage as a kept 8-bit plane: the inner layer's mask every frame, and
+    /// where the capsule is opaque for the pieces cut there.
+    private func clipPlane() -> AlphaPlane {
+        if let m = clip { return m }
+        let m = AlphaPlane(alphaOf: clipSprite())
+        clip = m
+        return m
     }
 
     // MARK: Shadows
@@ -128,14 +138,14 @@ final class VividSpriteCache: ToggleComposition {
         c.retarget(pix, origin: (bounds.x, bounds.y))
         for (s, a) in parts { c.draw(s, opacity: a) }
         if cutInterior {
-            let m = clipSprite()
+            let m = clipPlane()
             for y in 0..<bounds.height {
                 let my = y + bounds.y - m.origin.y
-                guard my >= 0 && my < m.pixmap.height else { continue }
-                let mrow = m.pixmap.pixels + my * m.pixmap.stride, row = pix.pixels + y * pix.stride
+                guard my >= 0 && my < m.height else { continue }
+                let mrow = m.bytes + my * m.width, row = pix.pixels + y * pix.stride
                 for x in 0..<bounds.width {
                     let mx = x + bounds.x - m.origin.x
-                    if mx >= 0 && mx < m.pixmap.width && mrow[mx] &>> 24 == 255 { row[x] = 0 }
+                    if mx >= 0 && mx < m.width && mrow[mx] == 255 { row[x] = 0 }
                 }
             }
         }
@@ -149,14 +159,14 @@ final class VividSpriteCache: ToggleComposition {
 
     /// A leaf drawn (track transform) and clipped to the capsule, covering the track frame.
     private func clippedLeaf(_ draw: (Canvas) -> Void) -> Sprite {
-        let m = clipSprite()
+        let m = clipPlane()
         let pix = pool.take(width: trackBounds.width, height: trackBounds.height)
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (trackBounds.x, trackBounds.y))
         c.transform = trackTransform
         c.beginLayer(deviceBounds: trackBounds)
         draw(c)
-        c.endLayer(mask: .alpha(m.pixmap, origin: m.origin))
+        c.endLayer(mask: .plane(m, offset: (0, 0)))
         return Sprite(pixmap: pix, origin: (trackBounds.x, trackBounds.y))
     }
 
@@ -186,13 +196,11 @@ final class VividSpriteCache: ToggleComposition {
         if let s = capShadowRing { return s }
         let sh = capsuleShadow()
         guard retained, VividArt.Palette.daySky.premultiplied8.packed >> 24 == 255 else { return sh }
-        let m = clipSprite(), inner = innerBounds
+        let m = clipPlane(), inner = innerBounds
         let s = sh.restricted { x, y in
             let dx = x + sh.origin.x, dy = y + sh.origin.y
             guard dx >= inner.minX && dx < inner.maxX && dy >= inner.minY && dy < inner.maxY else { return true }
-            let mx = dx - m.origin.x, my = dy - m.origin.y
-            return !(my >= 0 && my < m.pixmap.height && mx >= 0 && mx < m.pixmap.width
-                     && m.pixmap.pixels[my * m.pixmap.stride + mx] >> 24 == 255)
+            return m.value(x: dx, y: dy) != 255
         }
         capShadowRing = s
         return s
@@ -350,8 +358,7 @@ final class VividSpriteCache: ToggleComposition {
             canvas.transform = r.trackTransform(o)
             if p < 1 { canvas.endLayer(opacity: p) }
         }
-        let m = clipSprite()
-        canvas.endLayer(mask: .alpha(m.pixmap, origin: (m.origin.x + o.x, m.origin.y + o.y)))
+        canvas.endLayer(mask: .plane(clipPlane(), offset: o))
         SpriteMaker.place(borderSprite(), on: canvas, at: o)
 
         let c = r.celestialOrigin(o, position: frame.position)
