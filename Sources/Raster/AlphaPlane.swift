@@ -7,6 +7,16 @@ public final class AlphaPlane {
     public let origin: (x: Int, y: Int)
     public let bytes: UnsafeMutablePointer<UInt8>
 
+    /// A plane of zeros.
+    public init(width: Int, height: Int, origin: (x: Int, y: Int)) {
+        precondition(width >= 0 && height >= 0, "plane size must not be negative")
+        self.width = width
+        self.height = height
+        self.origin = origin
+        bytes = .allocate(capacity: max(1, width * height))
+        bytes.initialize(repeating: 0, count: max(1, width * height))
+    }
+
     /// The alpha channel of a sprite's pixels, at the sprite's origin.
     public init(alphaOf sprite: Sprite) {
         let p = sprite.pixmap
@@ -32,5 +42,21 @@ public final class AlphaPlane {
         let px = x - origin.x - offset.x, py = y - origin.y - offset.y
         guard px >= 0 && px < width && py >= 0 && py < height else { return 0 }
         return bytes[py * width + px]
+    }
+}
+
+extension AlphaPlane {
+    /// The anti-aliased coverage of `path` (under `transform`, non-zero or even-odd) over the
+    /// device rectangle `bounds`, exactly as the rasterizer reports it to a fill (coverage does
+    /// not depend on the clip): drawing through the plane (`Canvas.fill(plane:)`, or masking
+    /// with `LayerMask.plane`) writes the bytes of filling (or masking with) the path itself,
+    /// without rasterizing it again.
+    public convenience init(coverageOf path: Path, transform: Transform = .identity, rule: FillRule = .nonZero,
+                            bounds: IntRect) {
+        self.init(width: max(0, bounds.width), height: max(0, bounds.height), origin: (bounds.x, bounds.y))
+        let bytes = self.bytes, w = width
+        Rasterizer().fill(path, transform: transform, rule: rule, clip: bounds) { y, x, n, cov in
+            (bytes + (y - bounds.y) * w + (x - bounds.x)).update(from: cov, count: n)
+        }
     }
 }

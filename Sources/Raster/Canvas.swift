@@ -225,6 +225,13 @@ public final class Canvas {
         }
     }
 
+    /// Blends `color` through an 8-bit plane at its origin moved by `offset` (clipped,
+    /// transform ignored): a path's kept coverage (`AlphaPlane(coverageOf:)`) fills as the path.
+    public func fill(plane: AlphaPlane, offset: (x: Int, y: Int) = (0, 0), _ color: Color) {
+        fill(coverage: plane.bytes, width: plane.width, height: plane.height, stride: plane.width,
+             atDevice: plane.origin.x + offset.x, plane.origin.y + offset.y, color)
+    }
+
     // MARK: Layers
 
     /// Starts an off-screen layer covering `deviceBounds` (clipped to what is drawable).

@@ -238,3 +238,33 @@ import Testing
                 == Array(UnsafeBufferPointer(start: layer.pixmap.pixels, count: size * size)))
     }
 }
+
+/// A path's coverage kept as a plane fills and masks as the path itself, in any clip.
+@Suite struct CoveragePlaneTests {
+    @Test func keptCoverageDrawsAsThePath() {
+        let size = 120
+        let r = Rect(x: 10.3, y: 20.6, width: 97.2, height: 41.5)
+        let capsule = Path.roundedRect(r, radius: r.height / 2)
+        let stroke = Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: 1.25, alignment: .inside)
+        let box = r.roundedOut
+        let capsulePlane = AlphaPlane(coverageOf: capsule, bounds: box), strokePlane = AlphaPlane(coverageOf: stroke, bounds: box)
+        let sprite = Pixmap(width: size, height: size)
+        Canvas(sprite).fill(Path.rect(Rect(x: 0, y: 0, width: Double(size), height: Double(size))),
+                            .linearGradient(LinearGradient(start: Point(0, 0), end: Point(120, 60),
+                                                           colors: [Color(r255: 200, g255: 40, b255: 90, alpha: 0.9), Color(r255: 20, g255: 140, b255: 250)])))
+        let color = Color(r255: 250, g255: 250, b255: 250, alpha: 0.35)
+        for clip in [IntRect(x: 0, y: 0, width: size, height: size), IntRect(x: 0, y: 37, width: size, height: 9),
+                     IntRect(x: 50, y: 0, width: 7, height: size)] {
+            let a = Pixmap(width: size, height: size), b = Pixmap(width: size, height: size)
+            a.fill(a.bounds, with: 0xFF20_3040); b.fill(b.bounds, with: 0xFF20_3040)
+            let ca = Canvas(a), cb = Canvas(b)
+            ca.clip = clip; cb.clip = clip
+            ca.draw(Sprite(pixmap: sprite, origin: (0, 0)), mask: .path(capsule, .nonZero))
+            ca.fill(stroke, .solid(color))
+            cb.draw(Sprite(pixmap: sprite, origin: (0, 0)), mask: .plane(capsulePlane, offset: (0, 0)))
+            cb.fill(plane: strokePlane, color)
+            #expect(Array(UnsafeBufferPointer(start: a.pixels, count: size * size))
+                    == Array(UnsafeBufferPointer(start: b.pixels, count: size * size)), "clip \(clip)")
+        }
+    }
+}

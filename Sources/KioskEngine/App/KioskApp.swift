@@ -519,6 +519,39 @@ public final class KioskApp {
         var weight: UInt32
         /// The button's material backdrop (nil when no changed rectangle reaches the button).
         var material: Sprite?
+        /// The button capsule's and hairline's coverage (with the material).
+        var buttonShapes: ButtonShapes?
+    }
+
+    /// The button capsule's and hairline's anti-aliased coverage, rasterized once per layout:
+    /// every frame that redraws the button masks the material with the one and fills the other
+    /// through it (the bytes of rasterizing both paths again).
+    struct ButtonShapes {
+        var frame: Rect
+        var lineWidth: Double
+        var capsule: AlphaPlane
+        var hairline: AlphaPlane
+
+        init(frame r: Rect, lineWidth: Double) {
+            frame = r
+            self.lineWidth = lineWidth
+            let box = r.roundedOut
+            capsule = AlphaPlane(coverageOf: Path.roundedRect(r, radius: r.height / 2), bounds: box)
+            hairline = AlphaPlane(coverageOf: Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: lineWidth, alignment: .inside),
+                                  bounds: box)
+        }
+    }
+    private var buttonShapes: ButtonShapes?
+
+    /// The button's shapes for the current layout: kept (made when the layout changed), or
+    /// rasterized anew for a frame drawn from scratch. Not thread-safe when kept.
+    private func frameButtonShapes() -> ButtonShapes {
+        let r = layout.buttonPixelFrame, w = max(1, 0.5 * layout.effectiveScale)
+        guard incremental else { return ButtonShapes(frame: r, lineWidth: w) }
+        if let s = buttonShapes, s.frame == r, s.lineWidth == w { return s }
+        let s = ButtonShapes(frame: r, lineWidth: w)
+        buttonShapes = s
+        return s
     }
 
     /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
@@ -559,6 +592,7 @@ public final class KioskApp {
         // From scratch on several lanes, one of them makes the material (below).
         if buttonChanged && (incremental || lanes == 1) {
             assets.material = buttonMaterial(colors: colors, images: images, weight: weight)
+            assets.buttonShapes = frameButtonShapes()
         }
         if incremental, lanes > 1 || present != nil {
             if let workers, lanes > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
@@ -580,18 +614,20 @@ public final class KioskApp {
                 }
             }
         } else if let workers, lanes > 1 {
-            // From scratch on several lanes: each toggle's pieces and the button's material are
-            // made anew at once (one lane each), then the page is composed in bands.
-            var material: Sprite?
+            // From scratch on several lanes: each toggle's pieces and the button's material and
+            // shapes are made anew at once (one lane each), then the page is composed in bands.
+            var material: Sprite?, shapes: ButtonShapes?
             workers.run(3, { item, lane in
                 if item < 2 {
                     // One pool per toggle, whichever lane makes it: each keeps one toggle's pieces.
                     self.renderers[item].prepareFromScratch(toggles[item], pool: self.scratchPools[item])
                 } else if buttonChanged {
                     material = self.buttonMaterial(colors: colors, images: images, weight: weight)
+                    shapes = self.frameButtonShapes()
                 }
             }, { _ in })
             assets.material = material
+            assets.buttonShapes = shapes
             let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
             workers.run(pieces.count, { item, lane in
                 self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
@@ -670,18 +706,20 @@ public final class KioskApp {
             canvas.clip = clip
             canvas.transform = .identity
         }
-        if let material = a.material { drawButton(on: canvas, clip: clip, colors: colors, material: material, weight: a.weight) }
+        if let material = a.material, let shapes = a.buttonShapes {
+            drawButton(on: canvas, clip: clip, colors: colors, material: material, shapes: shapes, weight: a.weight)
+        }
         if focusVisible { drawFocusRing(on: canvas, clip: clip, colors: colors) }
         canvas.clip = frame.bounds
         canvas.transform = .identity
     }
 
-    private func drawButton(on canvas: Canvas, clip: IntRect, colors: ResolvedColors, material: Sprite, weight: UInt32) {
+    private func drawButton(on canvas: Canvas, clip: IntRect, colors: ResolvedColors, material: Sprite, shapes: ButtonShapes,
+                            weight: UInt32) {
         let r = layout.buttonPixelFrame, k = layout.effectiveScale
         guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
-        let capsule = Path.roundedRect(r, radius: r.height / 2)
-        canvas.draw(material, mask: .path(capsule, .nonZero))
-        canvas.fill(Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: max(1, 0.5 * k), alignment: .inside), .solid(colors[.hairline]))
+        canvas.draw(material, mask: .plane(shapes.capsule, offset: (0, 0)))
+        canvas.fill(plane: shapes.hairline, colors[.hairline])
         // Icon and label.
         let pad = PageLayout.buttonPadding.h * k
         let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
