@@ -67,7 +67,8 @@ public final class Sprite {
     }
 
     /// Where the pixmap has content: per row, runs of pixels [x0, x1) (pixmap coordinates)
-    /// outside of which every pixel is transparent. Nil until `indexRuns` is called; when set,
+    /// outside of which every pixel is transparent, in row order (y ascending, then x). Nil
+    /// until `indexRuns` is called; when set,
     /// compositing visits only these runs (a thin ring or a disc's bounding square then costs
     /// what its content covers, not its whole rectangle).
     public private(set) var runs: [(y: Int32, x0: Int32, x1: Int32)]?
@@ -339,10 +340,22 @@ public final class Canvas {
                 }
             }
             if let runs = sprite.runs {
+                // Runs are in row order: only those of r's rows are visited (a band of a page
+                // does not walk a whole sprite's runs).
                 let ox = so.x, oy = so.y
-                for run in runs {
+                let first = Int32(r.minY - oy)
+                var lo = 0, hi = runs.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if runs[mid].y < first { lo = mid + 1 } else { hi = mid }
+                }
+                var k = lo
+                while k < runs.count {
+                    let run = runs[k]
                     let y = Int(run.y) + oy
-                    if y >= r.minY && y < r.maxY { segment(y, Int(run.x0) + ox, Int(run.x1) + ox) }
+                    if y >= r.maxY { break }
+                    segment(y, Int(run.x0) + ox, Int(run.x1) + ox)
+                    k += 1
                 }
             } else {
                 for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }

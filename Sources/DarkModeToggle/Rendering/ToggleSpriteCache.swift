@@ -198,27 +198,35 @@ final class ToggleSpriteCache: ToggleComposition {
         }
     }
 
-    /// Fills the track frame (under the track transform) with `color`. When everything the
-    /// canvas may draw lies on pixels the frame covers entirely — a small changed rectangle
-    /// inside the track, a twinkling star — that is a plain rectangle fill: the same bytes as
-    /// the path's full-coverage spans, without rasterizing the path.
+    /// Fills the track frame (under the track transform) with `color`: the pixels the frame
+    /// covers entirely as a plain rectangle (the same bytes as the path's full-coverage spans),
+    /// the strips around them through the frame's kept coverage (`framePlane`, the bytes of
+    /// filling the path), so no frame, and no band of a frame, rasterizes the path.
     private func fillTrackFrame(_ color: Color, on canvas: Canvas, at o: (x: Int, y: Int)) {
         let d = canvas.drawableBounds
         let inside = trackInterior.offsetBy(dx: o.x, dy: o.y).intersection(d)
+        let plane = framePlane()
         guard !inside.isEmpty else {
-            canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(color))
+            canvas.fill(plane: plane, offset: o, color)
             return
         }
         canvas.fill(deviceRect: inside, color)
-        // The rest of what is drawable (the frame's partly covered edge pixels, and beyond)
-        // through the path, clipped to the strips around the filled rectangle.
         let saved = canvas.clip
         for strip in d.subtracting(inside) {
             canvas.clip = strip
-            canvas.fill(Path.rect(ToggleArt.trackFrame), .solid(color))
+            canvas.fill(plane: plane, offset: o, color)
         }
         canvas.clip = saved
     }
+
+    /// The track frame's coverage (origin 0, 0), rasterized once per composition.
+    private func framePlane() -> AlphaPlane {
+        if let p = frameCoverage { return p }
+        let p = AlphaPlane(coverageOf: Path.rect(ToggleArt.trackFrame), transform: trackTransform, bounds: trackBounds)
+        frameCoverage = p
+        return p
+    }
+    private var frameCoverage: AlphaPlane?
 
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
     /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
