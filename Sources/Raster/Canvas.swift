@@ -165,6 +165,10 @@ public final class Canvas {
         let target = current
         let bounds = drawableBounds
         guard !bounds.isEmpty, opacity > 0 else { return }
+        // A shape whose control points (whose hull holds every flattened edge) lie wholly
+        // outside what is drawable puts no pixel: skipped before it is flattened (a band of a
+        // page misses most of a toggle's small shapes).
+        guard !deviceBounds(of: path.controlBounds).insetBy(dx: -1, dy: -1).intersection(bounds).isEmpty else { return }
         let pix = target.pixmap, ox = target.origin.x, oy = target.origin.y
         switch paint {
         case .solid(let color):
