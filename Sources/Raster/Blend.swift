@@ -167,6 +167,30 @@ public enum Blend {
                      partial: { partialLayer(dst + $0, source[$0], opacity: opacity, mask: UInt32(mask[$0])) })
     }
 
+    /// `dst = over(scale(b, kb), over(scale(a, ka), dst))` for a row: two layers composited one
+    /// after the other (`layerSpan` twice, no mask), in one pass. The scale is skipped at 255.
+    @inlinable
+    public static func layerPairSpan(_ dst: UnsafeMutablePointer<UInt32>, _ a: UnsafePointer<UInt32>, opacity ka: UInt32,
+                                     _ b: UnsafePointer<UInt32>, opacity kb: UInt32, count: Int) {
+        let fa = SIMD8<UInt16>(repeating: UInt16(ka)), fb = SIMD8<UInt16>(repeating: UInt16(kb))
+        let n4 = count & ~3
+        var i = 0
+        while i < n4 {
+            let sa = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD4<UInt32>.self)
+            let sb = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD4<UInt32>.self)
+            var d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
+            d = ka == 255 ? over4(sa, d) : scaledOver4(sa, fa, d)
+            d = kb == 255 ? over4(sb, d) : scaledOver4(sb, fb, d)
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: d, as: SIMD4<UInt32>.self)
+            i &+= 4
+        }
+        while i < count {
+            let d = over(ka == 255 ? a[i] : scale(a[i], ka), dst[i])
+            dst[i] = over(kb == 255 ? b[i] : scale(b[i], kb), d)
+            i &+= 1
+        }
+    }
+
     /// `dst = scale(src, opacity)`: `layerSpan` without a mask onto transparent pixels
     /// (`over(x, 0) == x`), which are not read. A copy at opacity 255.
     @inlinable

@@ -367,6 +367,64 @@ public final class Canvas {
         }
     }
 
+    /// Composites `first` at `firstOpacity`, then `second` at `secondOpacity` (src-over, no
+    /// mask), both at their origins moved by `offset`: the bytes of the two `draw` calls. When
+    /// the caller has found the two alike (`Canvas.alike`: one shape in two colours, cross-
+    /// fading) both go over each pixel in one pass; otherwise one after the other.
+    public func drawPair(_ first: Sprite, opacity firstOpacity: Double, _ second: Sprite, opacity secondOpacity: Double,
+                         offset: (x: Int, y: Int) = (0, 0), alike: Bool) {
+        let ka = Canvas.opacityLevel(firstOpacity), kb = Canvas.opacityLevel(secondOpacity)
+        guard alike, ka > 0, kb > 0 else {
+            draw(first, offset: offset, opacity: firstOpacity)
+            draw(second, offset: offset, opacity: secondOpacity)
+            return
+        }
+        let target = current
+        let so = (x: first.origin.x + offset.x, y: first.origin.y + offset.y)
+        let r = IntRect(x: so.x, y: so.y, width: first.pixmap.width, height: first.pixmap.height).intersection(drawableBounds)
+        guard !r.isEmpty else { return }
+        inked(r)
+        let dst = target.pixmap, a = first.pixmap, b = second.pixmap
+        func segment(_ y: Int, _ x0: Int, _ x1: Int) {
+            let lo = max(x0, r.minX), hi = min(x1, r.maxX)
+            guard hi > lo else { return }
+            Blend.layerPairSpan(dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x),
+                                UnsafePointer(a.pixels + (y - so.y) * a.stride + (lo - so.x)), opacity: ka,
+                                UnsafePointer(b.pixels + (y - so.y) * b.stride + (lo - so.x)), opacity: kb,
+                                count: hi - lo)
+        }
+        if let runs = first.runs {
+            let first = Int32(r.minY - so.y)
+            var lo = 0, hi = runs.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if runs[mid].y < first { lo = mid + 1 } else { hi = mid }
+            }
+            var k = lo
+            while k < runs.count {
+                let run = runs[k]
+                let y = Int(run.y) + so.y
+                if y >= r.maxY { break }
+                segment(y, Int(run.x0) + so.x, Int(run.x1) + so.x)
+                k += 1
+            }
+        } else {
+            for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }
+        }
+    }
+
+    /// Whether two sprites cover the same rectangle and are visited alike (both without runs, or
+    /// with equal runs), so `drawPair` may take them in one pass. Compares every run: check once
+    /// per pair of kept sprites, not per frame.
+    public static func alike(_ a: Sprite, _ b: Sprite) -> Bool {
+        guard a.bounds == b.bounds else { return false }
+        switch (a.runs, b.runs) {
+        case (nil, nil): return true
+        case (let x?, let y?): return x.count == y.count && zip(x, y).allSatisfy { $0 == $1 }
+        default: return false
+        }
+    }
+
     // MARK: Shadows
 
     /// Puts a drop shadow under the innermost layer's content: the layer's alpha, blurred with a

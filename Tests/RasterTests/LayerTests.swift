@@ -268,3 +268,32 @@ import Testing
         }
     }
 }
+
+/// Two sprites of one shape drawn as a pair: the bytes of drawing them one after the other.
+@Suite struct SpritePairTests {
+    @Test(arguments: [(1.0, 0.4), (0.3, 0.7), (0.0, 1.0), (0.999, 0.001)])
+    func aPairDrawsAsTwoDraws(firstOpacity: Double, secondOpacity: Double) {
+        let size = 70
+        func ring(_ color: Color) -> Sprite {
+            let p = Pixmap(width: 60, height: 50)
+            Canvas(p).fill(Path.roundedRectStroke(Rect(x: 3.5, y: 4.25, width: 52, height: 40), radius: 20, lineWidth: 3, alignment: .centered),
+                           .solid(color))
+            let s = Sprite(pixmap: p, origin: (2, 3))
+            s.indexRuns()
+            return s
+        }
+        let a = ring(Color(r255: 250, g255: 200, b255: 40, alpha: 0.9)), b = ring(Color(r255: 20, g255: 60, b255: 200))
+        #expect(Canvas.alike(a, b))
+        for clip in [IntRect(x: 0, y: 0, width: size, height: size), IntRect(x: 0, y: 20, width: size, height: 7)] {
+            let one = Pixmap(width: size, height: size), two = Pixmap(width: size, height: size)
+            one.fill(one.bounds, with: 0xFF80_7060); two.fill(two.bounds, with: 0xFF80_7060)
+            let c1 = Canvas(one), c2 = Canvas(two)
+            c1.clip = clip; c2.clip = clip
+            c1.drawPair(a, opacity: firstOpacity, b, opacity: secondOpacity, offset: (3, 1), alike: true)
+            c2.draw(a, offset: (3, 1), opacity: firstOpacity)
+            c2.draw(b, offset: (3, 1), opacity: secondOpacity)
+            #expect(Array(UnsafeBufferPointer(start: one.pixels, count: size * size))
+                    == Array(UnsafeBufferPointer(start: two.pixels, count: size * size)))
+        }
+    }
+}

@@ -46,6 +46,14 @@ final class SpriteMaker {
         canvas.draw(sprite, offset: (origin.x + dx, origin.y + dy), opacity: opacity, mask: mask)
     }
 
+    /// `first` at `firstOpacity`, then `second` at `secondOpacity`, both shifted to `origin`
+    /// (`Canvas.drawPair`: one pass when they share their shape). An opacity that rounds to 0
+    /// draws nothing, as `place` does.
+    static func placePair(_ first: Sprite, opacity firstOpacity: Double, _ second: Sprite, opacity secondOpacity: Double,
+                          alike: Bool, on canvas: Canvas, at origin: (x: Int, y: Int)) {
+        canvas.drawPair(first, opacity: firstOpacity, second, opacity: secondOpacity, offset: origin, alike: alike)
+    }
+
     /// Returns borrowed memory to the pool (one-frame instances).
     func releaseBorrowed() {
         for p in borrowed { pool.give(p) }

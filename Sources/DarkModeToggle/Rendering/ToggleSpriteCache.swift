@@ -91,6 +91,25 @@ final class ToggleSpriteCache: ToggleComposition {
         return s
     }
 
+    /// Whether the day piece `key` and its night counterpart cover the same pixels alike
+    /// (`Canvas.alike`), found once per pair of kept pieces (both must exist).
+    private func alike(_ key: TrackPiece) -> Bool {
+        if let a = pairsAlike[key] { return a }
+        let night: TrackPiece
+        switch key {
+        case .sky: night = .sky(night: true)
+        case .skyRing: night = .skyRing(night: true)
+        case .border: night = .border(night: true)
+        case .edge: night = .edge(night: true)
+        case .daySkyRim: return false
+        }
+        guard let a = trackPieces[key], let b = trackPieces[night] else { return false }
+        let same = Canvas.alike(a, b)
+        pairsAlike[key] = same
+        return same
+    }
+    private var pairsAlike: [TrackPiece: Bool] = [:]
+
     /// The day and night skies' colours where the scene mask is 255, when at every such pixel
     /// each sky is that one opaque colour and neither outer border reaches (checked once on the
     /// kept pieces); nil otherwise, and for a one-frame composition. A cross-fading frame then
@@ -242,10 +261,18 @@ final class ToggleSpriteCache: ToggleComposition {
         let atRest = p == 0 || p == 1
         let skies = atRest ? nil : interiorSkies
         let ring = atRest || skies != nil
-        SpriteMaker.place(p == 1 ? daySkyRim() : ring ? skyRing(night: false) : sky(night: false), on: canvas, at: o)
-        if p > 0 { SpriteMaker.place(ring ? skyRing(night: true) : sky(night: true), on: canvas, at: o, opacity: p) }
-        if p < 1 { SpriteMaker.place(border(night: false), on: canvas, at: o, opacity: 1 - p) }
-        if p > 0 { SpriteMaker.place(border(night: true), on: canvas, at: o, opacity: p) }
+        if atRest {
+            SpriteMaker.place(p == 1 ? daySkyRim() : skyRing(night: false), on: canvas, at: o)
+            if p > 0 { SpriteMaker.place(skyRing(night: true), on: canvas, at: o) }
+            SpriteMaker.place(border(night: p == 1), on: canvas, at: o)
+        } else {
+            // Day and night versions of one shape: each pair in one pass.
+            let (daySky, nightSky) = ring ? (skyRing(night: false), skyRing(night: true)) : (sky(night: false), sky(night: true))
+            SpriteMaker.placePair(daySky, opacity: 1, nightSky, opacity: p, alike: alike(ring ? .skyRing(night: false) : .sky(night: false)),
+                                  on: canvas, at: o)
+            SpriteMaker.placePair(border(night: false), opacity: 1 - p, border(night: true), opacity: p,
+                                  alike: alike(.border(night: false)), on: canvas, at: o)
+        }
         canvas.beginLayer(deviceBounds: track)
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
@@ -272,8 +299,12 @@ final class ToggleSpriteCache: ToggleComposition {
             canvas.endLayer(mask: .plane(mask(), offset: o))
         }
         // Inner edges, cross-faded.
-        if p < 1 { SpriteMaker.place(edge(night: false), on: canvas, at: o, opacity: 1 - p) }
-        if p > 0 { SpriteMaker.place(edge(night: true), on: canvas, at: o, opacity: p) }
+        if atRest {
+            SpriteMaker.place(edge(night: p == 1), on: canvas, at: o)
+        } else {
+            SpriteMaker.placePair(edge(night: false), opacity: 1 - p, edge(night: true), opacity: p,
+                                  alike: alike(.edge(night: false)), on: canvas, at: o)
+        }
 
         let c = r.celestialOrigin(o, position: frame.position)
         if p < 1 { SpriteMaker.place(body(moon: false, at: c), on: canvas, at: c.whole, opacity: 1 - p) }
