@@ -136,15 +136,7 @@ public enum Blend {
 
     @inlinable @inline(__always)
     static func fullSource(_ dst: UnsafeMutablePointer<UInt32>, count: Int, source: UnsafePointer<UInt32>) {
-        let n4 = count & ~3
-        var i = 0
-        while i < n4 {
-            let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            let d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            UnsafeMutableRawPointer(dst + i).storeBytes(of: over4(s, d), as: SIMD4<UInt32>.self)
-            i &+= 4
-        }
-        while i < count { dst[i] = over(source[i], dst[i]); i &+= 1 }
+        fullLayer(dst, source: source, count: count, opacity: 255)
     }
 
     @inlinable @inline(__always)

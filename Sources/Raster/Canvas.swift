@@ -73,6 +73,31 @@ public final class Sprite {
     /// what its content covers, not its whole rectangle).
     public private(set) var runs: [(y: Int32, x0: Int32, x1: Int32)]?
 
+    /// Calls `segment(y, x0, x1)` (device pixels, x1 exclusive) for what to visit of the rows
+    /// of `r` with the pixmap's top-left at `origin`: each run in those rows (found by binary
+    /// search, as runs are in row order: a band of a page does not walk a whole sprite's runs),
+    /// or each whole row of `r` when there are no runs. Segments may reach outside `r`'s columns.
+    func forEachRun(in r: IntRect, placedAt origin: (x: Int, y: Int), _ segment: (Int, Int, Int) -> Void) {
+        guard let runs else {
+            for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }
+            return
+        }
+        let first = Int32(r.minY - origin.y)
+        var lo = 0, hi = runs.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if runs[mid].y < first { lo = mid + 1 } else { hi = mid }
+        }
+        var k = lo
+        while k < runs.count {
+            let run = runs[k]
+            let y = Int(run.y) + origin.y
+            if y >= r.maxY { break }
+            segment(y, Int(run.x0) + origin.x, Int(run.x1) + origin.x)
+            k += 1
+        }
+    }
+
     /// Builds `runs`; gaps of transparent pixels shorter than `minGap` stay inside a run.
     /// Call again after changing the pixels.
     public func indexRuns(minGap: Int = 32) {
@@ -343,27 +368,7 @@ public final class Canvas {
                     Blend.layerSpan(d, source: s, count: hi - lo, opacity: alpha, mask: nil)
                 }
             }
-            if let runs = sprite.runs {
-                // Runs are in row order: only those of r's rows are visited (a band of a page
-                // does not walk a whole sprite's runs).
-                let ox = so.x, oy = so.y
-                let first = Int32(r.minY - oy)
-                var lo = 0, hi = runs.count
-                while lo < hi {
-                    let mid = (lo + hi) / 2
-                    if runs[mid].y < first { lo = mid + 1 } else { hi = mid }
-                }
-                var k = lo
-                while k < runs.count {
-                    let run = runs[k]
-                    let y = Int(run.y) + oy
-                    if y >= r.maxY { break }
-                    segment(y, Int(run.x0) + ox, Int(run.x1) + ox)
-                    k += 1
-                }
-            } else {
-                for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }
-            }
+            sprite.forEachRun(in: r, placedAt: so, segment)
         }
     }
 
@@ -393,24 +398,7 @@ public final class Canvas {
                                 UnsafePointer(b.pixels + (y - so.y) * b.stride + (lo - so.x)), opacity: kb,
                                 count: hi - lo)
         }
-        if let runs = first.runs {
-            let first = Int32(r.minY - so.y)
-            var lo = 0, hi = runs.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if runs[mid].y < first { lo = mid + 1 } else { hi = mid }
-            }
-            var k = lo
-            while k < runs.count {
-                let run = runs[k]
-                let y = Int(run.y) + so.y
-                if y >= r.maxY { break }
-                segment(y, Int(run.x0) + so.x, Int(run.x1) + so.x)
-                k += 1
-            }
-        } else {
-            for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }
-        }
+        first.forEachRun(in: r, placedAt: so, segment)
     }
 
     /// Whether two sprites cover the same rectangle and are visited alike (both without runs, or
