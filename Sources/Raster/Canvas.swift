@@ -193,7 +193,7 @@ public final class Canvas {
         // A shape whose control points (whose hull holds every flattened edge) lie wholly
         // outside what is drawable puts no pixel: skipped before it is flattened (a band of a
         // page misses most of a toggle's small shapes).
-        guard !deviceBounds(of: path.controlBounds).insetBy(dx: -1, dy: -1).intersection(bounds).isEmpty else { return }
+        guard !misses(path.controlBounds, bounds) else { return }
         let pix = target.pixmap, ox = target.origin.x, oy = target.origin.y
         switch paint {
         case .solid(let color):
@@ -275,6 +275,18 @@ public final class Canvas {
     /// Starts a layer covering user-space `bounds` under the current transform.
     public func beginLayer(bounds: Rect) {
         beginLayer(deviceBounds: deviceBounds(of: bounds))
+    }
+
+    /// Whether user-space `r`, mapped through the transform, lies wholly outside device
+    /// rectangle `d` (with a pixel to spare). False when a corner is not finite: the
+    /// rasterizer then decides, as it does for every path.
+    private func misses(_ r: Rect, _ d: IntRect) -> Bool {
+        let a = transform.apply(Point(r.minX, r.minY)), b = transform.apply(Point(r.maxX, r.minY))
+        let c = transform.apply(Point(r.minX, r.maxY)), e = transform.apply(Point(r.maxX, r.maxY))
+        let x0 = min(min(a.x, b.x), min(c.x, e.x)), x1 = max(max(a.x, b.x), max(c.x, e.x))
+        let y0 = min(min(a.y, b.y), min(c.y, e.y)), y1 = max(max(a.y, b.y), max(c.y, e.y))
+        guard x0.isFinite, x1.isFinite, y0.isFinite, y1.isFinite else { return false }
+        return x1 < Double(d.minX) - 1 || x0 > Double(d.maxX) + 1 || y1 < Double(d.minY) - 1 || y0 > Double(d.maxY) + 1
     }
 
     /// The device pixels a user-space rectangle touches.

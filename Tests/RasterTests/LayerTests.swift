@@ -297,3 +297,25 @@ import Testing
         }
     }
 }
+
+/// Shapes outside what is drawable are skipped before flattening; shapes with non-finite
+/// points still reach the rasterizer, which draws nothing for them (and nothing traps).
+@Suite struct OffClipShapeTests {
+    @Test func shapesOutsideTheClipAndNonFiniteShapesDrawNothing() {
+        let pix = Pixmap(width: 40, height: 40)
+        pix.fill(pix.bounds, with: 0xFF10_2030)
+        let c = Canvas(pix)
+        c.clip = IntRect(x: 10, y: 10, width: 10, height: 10)
+        c.fill(Path.circle(center: Point(30, 30), radius: 5), .solid(.white))            // misses the clip
+        c.fill(Path.circle(center: Point(.nan, 5), radius: 3), .solid(.white))
+        c.fill(Path.circle(center: Point(.infinity, 15), radius: 3), .solid(.white))
+        c.transform = .scale(.infinity, 1)
+        c.fill(Path.circle(center: Point(15, 15), radius: 3), .solid(.white))
+        #expect((0..<1600).allSatisfy { pix.pixels[$0] == 0xFF10_2030 })
+        // A shape reaching into the clip from outside is drawn there.
+        c.transform = .identity
+        c.fill(Path.circle(center: Point(8, 15), radius: 4), .solid(.white))
+        #expect(pix[10, 15] != 0xFF10_2030)
+        #expect(pix[5, 15] == 0xFF10_2030)
+    }
+}
