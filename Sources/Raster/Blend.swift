@@ -299,7 +299,8 @@ public enum Blend {
     /// `c·k/255` rounded, per lane (c, k ≤ 255), with `scale`'s rounding: `t = c·k + 128`, then
     /// `(t·257) >> 16`, which equals `scale`'s `(t + t >> 8) >> 8` for every t < 2¹⁶ (t + ⌊t/256⌋
     /// is a whole number, so the dropped fraction t mod 256 / 256 cannot carry it over a multiple
-    /// of 256). The high half of a 16-bit multiply: one instruction on SSE2 and NEON.
+    /// of 256). The high half of a 16-bit multiply: one instruction on SSE2 (`pmulhuw`), a
+    /// widening multiply and a narrowing shift on NEON.
     @inlinable @inline(__always)
     static func mulDiv255(_ c: SIMD8<UInt16>, _ k: SIMD8<UInt16>) -> SIMD8<UInt16> {
         let t = SIMD8<UInt32>(truncatingIfNeeded: c &* k &+ 128) &* 257
