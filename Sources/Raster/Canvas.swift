@@ -66,6 +66,13 @@ public final class Sprite {
         return Sprite(pixmap: p, origin: (c.x, c.y))
     }
 
+    /// The packed pixel at device (x, y); 0 (transparent) outside the sprite.
+    public func pixel(x: Int, y: Int) -> UInt32 {
+        let px = x - origin.x, py = y - origin.y
+        guard py >= 0 && py < pixmap.height && px >= 0 && px < pixmap.width else { return 0 }
+        return pixmap.pixels[py * pixmap.stride + px]
+    }
+
     /// Where the pixmap has content: per row, runs of pixels [x0, x1) (pixmap coordinates)
     /// outside of which every pixel is transparent, in row order (y ascending, then x). Nil
     /// until `indexRuns` is called; when set,

@@ -78,14 +78,9 @@ final class ToggleSpriteCache: ToggleComposition {
         let day = sky(night: false)
         guard retained else { return day }
         let night = sky(night: true), m = mask()
-        func alpha(_ sprite: Sprite, _ x: Int, _ y: Int) -> UInt32 {
-            let px = x - sprite.origin.x, py = y - sprite.origin.y
-            guard py >= 0 && py < sprite.pixmap.height && px >= 0 && px < sprite.pixmap.width else { return 0 }
-            return sprite.pixmap.pixels[py * sprite.pixmap.stride + px] >> 24
-        }
         let s = day.restricted { x, y in
             let dx = x + day.origin.x, dy = y + day.origin.y
-            return m.value(x: dx, y: dy) != 255 && alpha(night, dx, dy) != 255
+            return m.value(x: dx, y: dy) != 255 && night.pixel(x: dx, y: dy) >> 24 != 255
         }
         trackPieces[.daySkyRim] = s
         return s
@@ -125,17 +120,12 @@ final class ToggleSpriteCache: ToggleComposition {
         guard retained else { return nil }
         let m = mask(), day = sky(night: false), night = sky(night: true)
         let borders = [border(night: false), border(night: true)]
-        func pixel(_ sprite: Sprite, _ x: Int, _ y: Int) -> UInt32 {
-            let px = x - sprite.origin.x, py = y - sprite.origin.y
-            guard py >= 0 && py < sprite.pixmap.height && px >= 0 && px < sprite.pixmap.width else { return 0 }
-            return sprite.pixmap.pixels[py * sprite.pixmap.stride + px]
-        }
         var colors: (day: UInt32, night: UInt32)?
         for y in 0..<m.height {
             for x in 0..<m.width where m.bytes[y * m.width + x] == 255 {
                 let dx = x + m.origin.x, dy = y + m.origin.y
-                let d = pixel(day, dx, dy), n = pixel(night, dx, dy)
-                guard d >> 24 == 255, n >> 24 == 255, borders.allSatisfy({ pixel($0, dx, dy) == 0 }) else { return nil }
+                let d = day.pixel(x: dx, y: dy), n = night.pixel(x: dx, y: dy)
+                guard d >> 24 == 255, n >> 24 == 255, borders.allSatisfy({ $0.pixel(x: dx, y: dy) == 0 }) else { return nil }
                 if let c = colors {
                     guard c.day == d && c.night == n else { return nil }
                 } else {
