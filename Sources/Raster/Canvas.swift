@@ -269,6 +269,60 @@ public final class Canvas {
              atDevice: plane.origin.x + offset.x, plane.origin.y + offset.y, color)
     }
 
+    /// Writes `table[k]` to every pixel of `deviceRect` (clipped), k being the byte of `plane`
+    /// there (placed at its origin moved by `offset`; 0 outside the plane). The pixels are
+    /// replaced, not blended: for a fresh layer, or for a caller that has put into the table
+    /// what a sequence of fills and composites would have made of each key. `table` holds 256
+    /// entries.
+    public func store(deviceRect: IntRect, table: UnsafePointer<UInt32>, keyedBy plane: AlphaPlane,
+                      offset: (x: Int, y: Int) = (0, 0)) {
+        let target = current
+        let r = deviceRect.intersection(drawableBounds)
+        guard !r.isEmpty else { return }
+        inked(r)
+        let pix = target.pixmap
+        let keys = plane.bounds(offset: offset).intersection(r)
+        let outside = table[0]
+        for y in r.minY..<r.maxY {
+            let row = pix.pixels + (y - target.origin.y) * pix.stride + (r.minX - target.origin.x)
+            guard !keys.isEmpty, y >= keys.minY, y < keys.maxY else {
+                row.update(repeating: outside, count: r.width)
+                continue
+            }
+            let before = keys.minX - r.minX, n = keys.width
+            if before > 0 { row.update(repeating: outside, count: before) }
+            let after = r.maxX - keys.maxX
+            if after > 0 { (row + before + n).update(repeating: outside, count: after) }
+            let k = UnsafePointer(plane.bytes + (y - plane.origin.y - offset.y) * plane.width + (keys.minX - plane.origin.x - offset.x))
+            Self.lookUp(row + before, keys: k, count: n, table: table)
+        }
+    }
+
+    /// `dst[i] = table[keys[i]]`; a run of eight equal keys and the words of the same key after it
+    /// are written as one repeated value.
+    @inline(__always)
+    private static func lookUp(_ dst: UnsafeMutablePointer<UInt32>, keys: UnsafePointer<UInt8>, count: Int,
+                               table: UnsafePointer<UInt32>) {
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = Blend.word(keys, i)
+                let same = UInt64(keys[i]) &* 0x0101_0101_0101_0101
+                if w == same {
+                    let end = Blend.runEnd(keys, from: i &+ 8, count: count, equalTo: same)
+                    (dst + i).update(repeating: table[Int(keys[i])], count: end &- i)
+                    i = end
+                    continue
+                }
+                for j in i..<(i &+ 8) { dst[j] = table[Int(keys[j])] }
+                i &+= 8
+            } else {
+                dst[i] = table[Int(keys[i])]
+                i &+= 1
+            }
+        }
+    }
+
     // MARK: Layers
 
     /// Starts an off-screen layer covering `deviceBounds` (clipped to what is drawable).

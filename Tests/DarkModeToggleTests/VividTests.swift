@@ -71,12 +71,13 @@ private func close(_ c: PremultipliedRGBA8, _ want: Color, _ tol: Int) -> Bool {
     }
 
     /// Cross-fading frames with the capsule's shadow under the inner layer drawn only where the
-    /// inner layer does not cover it, against the whole shadow drawn: the same bytes.
+    /// inner layer does not cover it and the inner sky in one pass through a table, against the
+    /// whole shadow drawn and the sky in its three passes: the same bytes.
     @Test(arguments: [(260.0, 1.0), (130.0, 2.0), (173.0, 1.5), (260.0, 2.0)])
     func crossFadingFramesEqualTheWholeShadowDrawn(width: Double, scale: Double) {
         let renderer = VividRenderer(width: width, scale: scale)
         let whole = VividRenderer(width: width, scale: scale)
-        whole.drawsCoveredShadow = true
+        whole.composesTheLongWay = true
         for (i, p) in [0.002, 0.05, 0.25, 0.5, 0.62, 0.9, 0.998].enumerated() {
             let f = frame(p, p, time: 0.7 * Double(i), reduceMotion: false)
             let fresh = renderVivid(width: width, scale: scale, frame: f, cached: true, pad: 40, renderer: whole)

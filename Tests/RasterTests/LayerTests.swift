@@ -194,6 +194,32 @@ import Testing
                 == Array(UnsafeBufferPointer(start: got.pixels, count: size * size)))
     }
 
+    /// `store(deviceRect:table:keyedBy:)` writes the table's entry for the plane's byte at every
+    /// pixel of the rectangle, entry 0 outside the plane, nothing outside the rectangle or the
+    /// clip; long runs of one byte and single bytes alike.
+    @Test func storingThroughATableWritesEachKeysEntry() {
+        let w = 50, h = 30
+        let plane = AlphaPlane(width: 37, height: 20, origin: (3, 2))
+        for y in 0..<20 {
+            for x in 0..<37 { plane.bytes[y * 37 + x] = UInt8(y < 10 ? (x < 24 ? 200 : x * 7 % 256) : (x * 13 + y) % 256) }
+        }
+        let table = (0..<256).map { UInt32($0) &* 0x0101_0101 ^ 0x8000_0000 }
+        let pix = Pixmap(width: w, height: h)
+        pix.fill(pix.bounds, with: 0xFF11_2233)
+        let c = Canvas(pix)
+        c.clip = IntRect(x: 2, y: 1, width: 46, height: 27)
+        let rect = IntRect(x: 0, y: 4, width: 49, height: 23)
+        table.withUnsafeBufferPointer { c.store(deviceRect: rect, table: $0.baseAddress!, keyedBy: plane, offset: (4, 3)) }
+        let drawn = rect.intersection(c.clip)
+        for y in 0..<h {
+            for x in 0..<w {
+                let inside = x >= drawn.minX && x < drawn.maxX && y >= drawn.minY && y < drawn.maxY
+                let expected = inside ? table[Int(plane.value(x: x, y: y, offset: (4, 3)))] : 0xFF11_2233
+                #expect(pix[x, y] == expected, "at \(x),\(y)")
+            }
+        }
+    }
+
     @Test(arguments: [1.0, 0.6])
     func aPlaneMasksAsThePixmapsAlpha(opacity: Double) {
         let size = 40

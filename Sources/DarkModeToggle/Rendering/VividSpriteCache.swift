@@ -206,6 +206,57 @@ final class VividSpriteCache: ToggleComposition {
         return s
     }
 
+    /// The cross-fading inner sky by table: the capsule's shadow as levels (its alpha) and the
+    /// shadow pixel of each level. Inside the inner frame the sky is the day sky, the shadow at
+    /// opacity p over it, the night sky at opacity p over that: per pixel a function of the
+    /// shadow's pixel, and so of its level when each level has one pixel (a one-colour tint).
+    /// Kept compositions only; nil when some level has two pixels.
+    struct SkyKey {
+        let levels: AlphaPlane
+        /// The shadow's pixel at each level (0 for levels it does not use).
+        let shadow: [UInt32]
+
+        /// What the sky's three passes make of each level at appearance p (0 < p < 1): the
+        /// same operations, in the same order, as `Canvas.fill(deviceRect:)` and `Canvas.draw`.
+        func table(appearance p: Double) -> [UInt32] {
+            let day = VividArt.Palette.daySky.premultiplied8.packed
+            let night = VividArt.Palette.nightSky.multipliedAlpha(p).premultiplied8.packed
+            let k = Canvas.opacityLevel(p)
+            return shadow.map { s in
+                let shaded = k == 0 ? day : Blend.over(k == 255 ? s : Blend.scale(s, k), day)
+                return Blend.over(night, shaded)
+            }
+        }
+    }
+    private var sky: SkyKey??
+
+    private func skyKey() -> SkyKey? {
+        if let k = sky { return k }
+        var key: SkyKey? = nil
+        if retained {
+            let sh = capsuleShadow()
+            var shadow = [UInt32](repeating: 0, count: 256), seen = [Bool](repeating: false, count: 256)
+            seen[0] = true
+            var oneColourPerLevel = true
+            let pix = sh.pixmap
+            rows: for y in 0..<pix.height {
+                let row = pix.pixels + y * pix.stride
+                for x in 0..<pix.width {
+                    let v = row[x], a = Int(v >> 24)
+                    if seen[a] {
+                        if shadow[a] != v { oneColourPerLevel = false; break rows }
+                    } else {
+                        seen[a] = true
+                        shadow[a] = v
+                    }
+                }
+            }
+            if oneColourPerLevel { key = SkyKey(levels: AlphaPlane(alphaOf: sh), shadow: shadow) }
+        }
+        sky = .some(key)
+        return key
+    }
+
     private func haloLeafShadow(appearance: Double) -> Sprite {
         let dx = Double(renderer.haloShift(appearance: appearance)) / renderer.trackUnit
         let c = VividArt.haloCenter(appearance: 0)
@@ -330,16 +381,23 @@ final class VividSpriteCache: ToggleComposition {
         if p == 0 || p == 1 {
             SpriteMaker.place(outer(dark: p == 1), on: canvas, at: o)
         } else {
-            SpriteMaker.place(renderer.drawsCoveredShadow ? capsuleShadow() : capsuleShadowRing(), on: canvas, at: o)
+            SpriteMaker.place(renderer.composesTheLongWay ? capsuleShadow() : capsuleShadowRing(), on: canvas, at: o)
             SpriteMaker.place(outerExtra(dark: false), on: canvas, at: o, opacity: 1 - p)
             SpriteMaker.place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
         }
         canvas.beginLayer(deviceBounds: inner)
-        // At the dark end the night sky (opaque) covers the day sky exactly.
-        if p < 1 || VividArt.Palette.nightSky.a < 1 { canvas.fill(deviceRect: inner, VividArt.Palette.daySky) }
-        if p > 0 {
-            if p < 1 { SpriteMaker.place(capsuleShadow(), on: canvas, at: o, opacity: p) }
-            canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
+        if p > 0 && p < 1 && !renderer.composesTheLongWay, let key = skyKey() {
+            // The three passes below in one: their result depends only on the shadow's level.
+            key.table(appearance: p).withUnsafeBufferPointer { t in
+                canvas.store(deviceRect: inner, table: t.baseAddress!, keyedBy: key.levels, offset: o)
+            }
+        } else {
+            // At the dark end the night sky (opaque) covers the day sky exactly.
+            if p < 1 || VividArt.Palette.nightSky.a < 1 { canvas.fill(deviceRect: inner, VividArt.Palette.daySky) }
+            if p > 0 {
+                if p < 1 { SpriteMaker.place(capsuleShadow(), on: canvas, at: o, opacity: p) }
+                canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
+            }
         }
         SpriteMaker.place(haloSprite(), on: canvas, at: o, dx: r.haloShift(appearance: p))
         if p < 1 {
