@@ -445,6 +445,40 @@ public final class Canvas {
         }
     }
 
+    /// Composites, through a plane mask, a layer that holds the premultiplied colour `color` at
+    /// every pixel of `deviceRect`: the bytes `endLayer(mask:)` would write for such a layer
+    /// (the same kernels, at opacity 1), without drawing the layer. Clipped to the clip and the
+    /// mask's area.
+    public func drawUniform(_ color: UInt32, deviceRect: IntRect, mask: LayerMask) {
+        let target = current
+        var r = deviceRect.intersection(drawableBounds)
+        if let area = mask.area { r = r.intersection(area) }
+        guard !r.isEmpty else { return }
+        let plane: AlphaPlane, offset: (x: Int, y: Int), backdrop: UInt32?
+        switch mask {
+        case .plane(let m, let o): (plane, offset, backdrop) = (m, o, nil)
+        case .planeOverBackdrop(let m, let o, let b): (plane, offset, backdrop) = (m, o, b)
+        case .path, .alpha: preconditionFailure("drawUniform takes a plane mask")
+        }
+        inked(r)
+        let dst = target.pixmap
+        // Under a full mask the layer's pixel goes over the backdrop (one colour for the whole
+        // run) or over the pixel beneath (a solid span); elsewhere `partialLayer`, as `layerSpan`.
+        let full = backdrop.map { Blend.over(color, $0) }
+        for y in r.minY..<r.maxY {
+            let d = dst.pixels + (y - target.origin.y) * dst.stride + (r.minX - target.origin.x)
+            let mp = UnsafePointer(plane.bytes + (y - plane.origin.y - offset.y) * plane.width + (r.minX - plane.origin.x - offset.x))
+            Blend.walkCoverage(mp, count: r.width,
+                               full: { i, n in
+                                   if let full { (d + i).update(repeating: full, count: n) } else { Blend.fullSolid(d + i, count: n, color: color) }
+                               },
+                               partial: { i in
+                                   let m = UInt32(mp[i])
+                                   if m == 255, let full { d[i] = full } else { Blend.partialLayer(d + i, color, opacity: 255, mask: m) }
+                               })
+        }
+    }
+
     /// Composites `first` at `firstOpacity`, then `second` at `secondOpacity` (src-over, no
     /// mask), both at their origins moved by `offset`: the bytes of the two `draw` calls. When
     /// the caller has found the two alike (`Canvas.alike`: one shape in two colours, cross-

@@ -139,6 +139,26 @@ public struct IntRect: Equatable, Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
+    /// `rects` made pairwise disjoint by merging every two that overlap into their union
+    /// (repeatedly: a union can reach a third rectangle), empty ones dropped.
+    public static func disjointUnion(_ rects: [IntRect]) -> [IntRect] {
+        var out: [IntRect] = []
+        for r in rects where !r.isEmpty {
+            var merged = r
+            var i = 0
+            while i < out.count {
+                if !out[i].intersection(merged).isEmpty {
+                    merged = merged.union(out.remove(at: i))
+                    i = 0
+                } else {
+                    i += 1
+                }
+            }
+            out.append(merged)
+        }
+        return out
+    }
+
     @inlinable public func contains(_ o: IntRect) -> Bool {
         o.isEmpty || (o.minX >= minX && o.minY >= minY && o.maxX <= maxX && o.maxY <= maxY)
     }

@@ -18,4 +18,24 @@ import Raster
             #expect(d.value == 0, "p=\(p): differs by \(d.value) at \(d.x),\(d.y)")
         }
     }
+
+    /// The same in bands (as the page draws, one clip per band): the rectangles around clouds
+    /// and stars and the plain sky between them meet without seams or double blending.
+    @Test(arguments: [(260.0, 2.0), (173.0, 1.5)])
+    func crossFadingFramesInBandsEqualEveryLayerDrawn(width: Double, scale: Double) {
+        let renderer = ToggleRenderer(width: width, scale: scale)
+        for (i, p) in [0.004, 0.3, 0.5, 0.77, 0.996].enumerated() {
+            let frame = ToggleFrame(appearance: p, position: p, ambient: Ambient.state(time: 1.3 * Double(i), reduceMotion: false))
+            let fresh = renderToggle(width: width, scale: scale, frame: frame, cached: false, pad: 40)
+            let banded = Pixmap(width: fresh.width, height: fresh.height)
+            let canvas = Canvas(banded)
+            canvas.fill(deviceRect: banded.bounds, Color(r255: 205, g255: 231, b255: 255))
+            for y in stride(from: 0, to: banded.height, by: 23) {
+                canvas.clip = IntRect(x: 0, y: y, width: banded.width, height: min(23, banded.height - y))
+                renderer.draw(frame, on: canvas, origin: (40, 40), cached: true)
+            }
+            let d = maxChannelDifference(fresh, banded)
+            #expect(d.value == 0, "p=\(p): differs by \(d.value) at \(d.x),\(d.y)")
+        }
+    }
 }

@@ -194,6 +194,35 @@ import Testing
                 == Array(UnsafeBufferPointer(start: got.pixels, count: size * size)))
     }
 
+    /// `drawUniform` writes the bytes of filling a layer with one colour and compositing it
+    /// through the same plane mask, with and without a backdrop, for opaque and translucent
+    /// colours.
+    @Test(arguments: [0xFF30_6090 as UInt32, 0x8020_4060])
+    func aUniformLayerComposesAsTheFilledLayer(color: UInt32) {
+        let size = 40
+        let plane = AlphaPlane(width: 30, height: 26, origin: (2, 1))
+        for y in 0..<26 { for x in 0..<30 { plane.bytes[y * 30 + x] = UInt8(y < 13 ? min(255, x * 20) : (x * 9 + y * 7) % 256) } }
+        let rect = IntRect(x: 0, y: 3, width: 37, height: 30)
+        for mask in [LayerMask.plane(plane, offset: (3, 2)), .planeOverBackdrop(plane, offset: (3, 2), backdrop: 0xFF10_C020)] {
+            let a = Pixmap(width: size, height: size), b = Pixmap(width: size, height: size)
+            for y in 0..<size { for x in 0..<size {
+                let under = Color(r255: Double(x * 6 % 256), g255: 90, b255: Double(y * 6 % 256), alpha: 0.8).premultiplied8.packed
+                a[x, y] = under; b[x, y] = under
+            } }
+            let layered = Canvas(a), uniform = Canvas(b)
+            layered.clip = IntRect(x: 1, y: 0, width: 36, height: 38)
+            uniform.clip = layered.clip
+            layered.beginLayer(deviceBounds: rect)
+            let solid = Pixmap(width: rect.width, height: rect.height)
+            solid.fill(solid.bounds, with: color)
+            layered.draw(Sprite(pixmap: solid, origin: (rect.x, rect.y)))
+            layered.endLayer(mask: mask)
+            uniform.drawUniform(color, deviceRect: rect, mask: mask)
+            #expect(Array(UnsafeBufferPointer(start: a.pixels, count: size * size))
+                    == Array(UnsafeBufferPointer(start: b.pixels, count: size * size)))
+        }
+    }
+
     /// `store(deviceRect:table:keyedBy:)` writes the table's entry for the plane's byte at every
     /// pixel of the rectangle, entry 0 outside the plane, nothing outside the rectangle or the
     /// clip; long runs of one byte and single bytes alike.

@@ -228,41 +228,12 @@ final class ToggleSpriteCache: ToggleComposition {
         canvas.clip = saved
     }
 
-    /// The track frame's coverage (origin 0, 0), rasterized once per composition.
-    private func framePlane() -> AlphaPlane {
-        if let p = frameCoverage { return p }
-        let p = AlphaPlane(coverageOf: Path.rect(ToggleArt.trackFrame), transform: trackTransform, bounds: trackBounds)
-        frameCoverage = p
-        return p
-    }
-    private var frameCoverage: AlphaPlane?
-
-    /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
-    /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
-    /// mask, and src-over is associative, so its parts are composited straight onto the canvas;
-    /// and a scene at opacity 1 (the other one invisible) is drawn straight into the scenes layer.
-    func draw(_ frame: ToggleFrame, on canvas: Canvas, origin o: (x: Int, y: Int)) {
+    /// The scenes: the day scene (day sky, clouds) at opacity 1 − p and the night scene (night
+    /// sky, stars) at opacity p, as one layer composited through `mask`.
+    private func drawScenes(_ frame: ToggleFrame, appearance p: Double, on canvas: Canvas, at o: (x: Int, y: Int),
+                            mask: LayerMask) {
         let r = renderer
-        let p = clamp(frame.appearance, 0, 1)
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
-        canvas.transform = r.trackTransform(o)
-        // Skies and outer borders, cross-faded. At rest the scene covers the interior; while
-        // cross-fading, the scenes go over the skies' blend there (`interiorSkies`).
-        let atRest = p == 0 || p == 1
-        let skies = atRest ? nil : interiorSkies
-        let ring = atRest || skies != nil
-        if atRest {
-            SpriteMaker.place(p == 1 ? daySkyRim() : skyRing(night: false), on: canvas, at: o)
-            if p > 0 { SpriteMaker.place(skyRing(night: true), on: canvas, at: o) }
-            SpriteMaker.place(border(night: p == 1), on: canvas, at: o)
-        } else {
-            // Day and night versions of one shape: each pair in one pass.
-            let (daySky, nightSky) = ring ? (skyRing(night: false), skyRing(night: true)) : (sky(night: false), sky(night: true))
-            SpriteMaker.placePair(daySky, opacity: 1, nightSky, opacity: p, alike: alike(ring ? .skyRing(night: false) : .sky(night: false)),
-                                  on: canvas, at: o)
-            SpriteMaker.placePair(border(night: false), opacity: 1 - p, border(night: true), opacity: p,
-                                  alike: alike(.border(night: false)), on: canvas, at: o)
-        }
         canvas.beginLayer(deviceBounds: track)
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
@@ -282,11 +253,87 @@ final class ToggleSpriteCache: ToggleComposition {
             }
             if p < 1 { canvas.endLayer(opacity: p) }
         }
-        if let skies {
-            let blend = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
-            canvas.endLayer(mask: .planeOverBackdrop(mask(), offset: o, backdrop: blend))
+        canvas.endLayer(mask: mask)
+    }
+
+    /// The scenes while cross-fading, over the skies' blend `backdrop` where the scene mask is
+    /// 255. Inside the track frame's interior, away from every cloud and star, the day scene is
+    /// the day sky and the night scene the night sky, so the scenes layer holds one colour
+    /// there: it is composited as that colour (`Canvas.drawUniform`, the bytes of compositing
+    /// the layer), and the layers are drawn only in the rectangles around the clouds, the stars
+    /// and the frame's anti-aliased rim.
+    private func drawScenesAroundPlainSky(_ frame: ToggleFrame, appearance p: Double, on canvas: Canvas,
+                                          at o: (x: Int, y: Int), backdrop: UInt32) {
+        let r = renderer
+        let track = trackBounds.offsetBy(dx: o.x, dy: o.y), interior = trackInterior.offsetBy(dx: o.x, dy: o.y)
+        let clip = canvas.clip
+        let drawable = canvas.drawableBounds.intersection(track)
+        guard !drawable.isEmpty else { return }
+        let sceneMask = LayerMask.planeOverBackdrop(mask(), offset: o, backdrop: backdrop)
+        var busy = track.subtracting(interior)
+        if p < 1 {
+            for i in ToggleArt.cloudGroups.indices {
+                let shift = r.cloudShift(frame.ambient.cloudOffsetsY[i])
+                busy.append(cloud(i, phase: shift.phase).bounds.offsetBy(dx: o.x, dy: o.y + shift.whole))
+            }
+        }
+        if p > 0 {
+            for (i, art) in ToggleArt.stars.enumerated() where frame.ambient.starOpacities[art.group] > 0 {
+                busy.append(star(i).bounds.offsetBy(dx: o.x, dy: o.y))
+            }
+        }
+        let longWay = IntRect.disjointUnion(busy.map { $0.intersection(drawable) })
+        for rect in longWay {
+            canvas.clip = rect
+            drawScenes(frame, appearance: p, on: canvas, at: o, mask: sceneMask)
+        }
+        canvas.clip = clip
+        var plain = [interior.intersection(drawable)]
+        for rect in longWay { plain = plain.flatMap { $0.subtracting(rect) } }
+        let day = ToggleArt.Palette.daySky.premultiplied8.packed, night = ToggleArt.Palette.nightSky.premultiplied8.packed
+        let sky = Blend.over(Blend.scale(night, Canvas.opacityLevel(p)), Blend.scale(day, Canvas.opacityLevel(1 - p)))
+        for piece in plain { canvas.drawUniform(sky, deviceRect: piece, mask: sceneMask) }
+    }
+
+    /// The track frame's coverage (origin 0, 0), rasterized once per composition.
+    private func framePlane() -> AlphaPlane {
+        if let p = frameCoverage { return p }
+        let p = AlphaPlane(coverageOf: Path.rect(ToggleArt.trackFrame), transform: trackTransform, bounds: trackBounds)
+        frameCoverage = p
+        return p
+    }
+    private var frameCoverage: AlphaPlane?
+
+    /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
+    /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
+    /// mask, and src-over is associative, so its parts are composited straight onto the canvas;
+    /// and a scene at opacity 1 (the other one invisible) is drawn straight into the scenes layer.
+    func draw(_ frame: ToggleFrame, on canvas: Canvas, origin o: (x: Int, y: Int)) {
+        let r = renderer
+        let p = clamp(frame.appearance, 0, 1)
+        canvas.transform = r.trackTransform(o)
+        // Skies and outer borders, cross-faded. At rest the scene covers the interior; while
+        // cross-fading, the scenes go over the skies' blend there (`interiorSkies`).
+        let atRest = p == 0 || p == 1
+        let skies = atRest ? nil : interiorSkies
+        let ring = atRest || skies != nil
+        if atRest {
+            SpriteMaker.place(p == 1 ? daySkyRim() : skyRing(night: false), on: canvas, at: o)
+            if p > 0 { SpriteMaker.place(skyRing(night: true), on: canvas, at: o) }
+            SpriteMaker.place(border(night: p == 1), on: canvas, at: o)
         } else {
-            canvas.endLayer(mask: .plane(mask(), offset: o))
+            // Day and night versions of one shape: each pair in one pass.
+            let (daySky, nightSky) = ring ? (skyRing(night: false), skyRing(night: true)) : (sky(night: false), sky(night: true))
+            SpriteMaker.placePair(daySky, opacity: 1, nightSky, opacity: p, alike: alike(ring ? .skyRing(night: false) : .sky(night: false)),
+                                  on: canvas, at: o)
+            SpriteMaker.placePair(border(night: false), opacity: 1 - p, border(night: true), opacity: p,
+                                  alike: alike(.border(night: false)), on: canvas, at: o)
+        }
+        if let skies {
+            let backdrop = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
+            drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, backdrop: backdrop)
+        } else {
+            drawScenes(frame, appearance: p, on: canvas, at: o, mask: .plane(mask(), offset: o))
         }
         // Inner edges, cross-faded.
         if atRest {

@@ -1,28 +1,9 @@
 import Raster
 
 /// How a frame's changed rectangles become what is drawn: neighbours joined, overlaps merged
-/// (lanes draw them at once, so they must not overlap), large ones cut into bands.
+/// (`IntRect.disjointUnion`: lanes draw them at once, so they must not overlap), large ones cut
+/// into bands.
 extension IntRect {
-    /// `rects` made pairwise disjoint by merging every two that overlap into their union
-    /// (repeatedly: a union can reach a third rectangle), empty ones dropped.
-    static func disjointUnion(_ rects: [IntRect]) -> [IntRect] {
-        var out: [IntRect] = []
-        for r in rects where !r.isEmpty {
-            var merged = r
-            var i = 0
-            while i < out.count {
-                if !out[i].intersection(merged).isEmpty {
-                    merged = merged.union(out.remove(at: i))
-                    i = 0
-                } else {
-                    i += 1
-                }
-            }
-            out.append(merged)
-        }
-        return out
-    }
-
     /// Rectangles this close are drawn as one: every rectangle costs a pass of each piece's
     /// setup (a toggle's layers, masks, sprites), so two small neighbours (twinkling stars)
     /// are cheaper drawn as their union while it adds fewer than this many pixels. Measured on
