@@ -10,6 +10,8 @@ final class SpriteMaker {
     /// Index each piece's content runs (worth it only when pieces are kept for many frames).
     let retained: Bool
     private var borrowed: [Pixmap] = []
+    /// Pixmaps made so far (for tests: a draw after `ToggleDeviceRenderer.prepare` makes none).
+    private(set) var made = 0
 
     init(pool: LayerPool, retained: Bool) {
         self.pool = pool
@@ -18,6 +20,7 @@ final class SpriteMaker {
 
     /// Memory for a piece covering `bounds`: owned when retained, else borrowed from the pool.
     func newPixmap(_ bounds: IntRect) -> Pixmap {
+        made += 1
         if retained { return Pixmap(width: bounds.width, height: bounds.height) }
         let pix = pool.take(width: bounds.width, height: bounds.height)
         borrowed.append(pix)

@@ -268,8 +268,13 @@ final class ToggleSpriteCache: ToggleComposition {
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y), interior = trackInterior.offsetBy(dx: o.x, dy: o.y)
         let clip = canvas.clip
         let drawable = canvas.drawableBounds.intersection(track)
-        guard !drawable.isEmpty else { return }
         let sceneMask = LayerMask.planeOverBackdrop(mask(), offset: o, backdrop: backdrop)
+        // Nothing to draw (a band away from the toggle, or `prepare`'s probe): the long way,
+        // which draws nothing but looks up every piece, so that a probe makes them all.
+        guard !drawable.isEmpty else {
+            drawScenes(frame, appearance: p, on: canvas, at: o, mask: sceneMask)
+            return
+        }
         var busy = track.subtracting(interior)
         if p < 1 {
             for i in ToggleArt.cloudGroups.indices {
