@@ -26,4 +26,30 @@ import Raster
             }
         }
     }
+
+    /// From scratch in parts: the parts make every piece the frame needs (joining them makes
+    /// none), and the frame drawn from them equals the frame drawn from one part's pieces.
+    @Test(arguments: [ToggleStyle.original, .vivid])
+    func partsMakeEveryPieceAndDrawAsOne(style: ToggleStyle) throws {
+        let split = try #require(style.makeRenderer(width: 260, scale: 2) as? ToggleDeviceRenderer)
+        let whole = try #require(style.makeRenderer(width: 260, scale: 2) as? ToggleDeviceRenderer)
+        #expect(split.fromScratchParts == 2)
+        let pools = [LayerPool(), LayerPool()], pool = LayerPool()
+        for (i, p) in [0.0, 0.3, 0.5, 0.996, 1.0].enumerated() {
+            let frame = ToggleFrame(appearance: p, position: p, ambient: Ambient.state(time: 0.9 * Double(i), reduceMotion: false))
+            split.beginFromScratch(pools: pools)
+            for part in 0..<2 { split.makeFromScratch(frame, part: part) }
+            let first = split.oneFrameParts[0].maker, made = first.made
+            split.joinFromScratch(frame)
+            #expect(first.made == made, "\(style) p=\(p): joining made \(first.made - made) pieces")
+            whole.prepareFromScratch(frame, pool: pool)
+            let a = Pixmap(width: 600, height: 400), b = Pixmap(width: 600, height: 400)
+            split.draw(frame, on: Canvas(a), origin: (40, 40), cached: false)
+            whole.draw(frame, on: Canvas(b), origin: (40, 40), cached: false)
+            #expect(Array(UnsafeBufferPointer(start: a.pixels, count: 600 * 400))
+                    == Array(UnsafeBufferPointer(start: b.pixels, count: 600 * 400)), "\(style) p=\(p)")
+            split.endFromScratch()
+            whole.endFromScratch()
+        }
+    }
 }

@@ -75,6 +75,12 @@ final class BodySprites {
     /// A kept sprite of the sun (or the moon), at whichever key was made first; nil if none.
     func any(moon: Bool) -> Sprite? { (moon ? moons : suns).values.first }
 
+    /// Takes the sprites `other` holds at keys this one lacks.
+    func adopt(_ other: BodySprites) {
+        suns.merge(other.suns) { mine, _ in mine }
+        moons.merge(other.moons) { mine, _ in mine }
+    }
+
     func sprite(moon: Bool, key: Int = 0, make: () -> Sprite) -> Sprite {
         if let s = moon ? moons[key] : suns[key] { return s }
         let s = make()

@@ -186,20 +186,56 @@ public class ToggleDeviceRenderer {
     /// `draw(frame, cached: false)` composites those pieces and only reads them (several threads
     /// at once, each with its own canvas). Two renderers may prepare at once with different pools.
     public func prepareFromScratch(_ frame: ToggleFrame, pool: LayerPool) {
-        endFromScratch()
-        let fresh = makeComposition(pool: pool, retained: false)
-        fresh.draw(frame, on: probe, origin: (0, 0))
-        oneFrame = fresh
+        beginFromScratch(pools: [pool])
+        makeFromScratch(frame, part: 0)
+        joinFromScratch(frame)
     }
 
-    /// Gives the prepared one-frame pieces' memory back to their pool.
+    /// How many parts `makeFromScratch` splits the pieces of a frame into (lanes may make them
+    /// at once): one unless a style's pieces fall into independent groups.
+    public var fromScratchParts: Int { 1 }
+
+    /// Starts preparing a from-scratch frame in `pools.count` parts (at most
+    /// `fromScratchParts`), each into a one-frame composition of its own whose memory is
+    /// borrowed from its pool. Then `makeFromScratch` for every part (on any threads, at once),
+    /// then `joinFromScratch`.
+    public func beginFromScratch(pools: [LayerPool]) {
+        precondition(!pools.isEmpty && pools.count <= fromScratchParts, "\(pools.count) parts for \(fromScratchParts)")
+        endFromScratch()
+        oneFrameParts = pools.map { makeComposition(pool: $0, retained: false) }
+    }
+
+    /// Makes part `part` of the pieces `frame` needs. Parts share nothing: each may run on its
+    /// own thread at the same time as the others (but not with anything else of this renderer).
+    public func makeFromScratch(_ frame: ToggleFrame, part: Int) {
+        let composition = oneFrameParts[part]
+        if oneFrameParts.count == 1 {
+            composition.draw(frame, on: probe, origin: (0, 0))
+        } else {
+            composition.makePieces(frame, part: part, of: oneFrameParts.count)
+        }
+    }
+
+    /// Gathers the parts into one composition and makes whatever `frame` needs that no part
+    /// made; afterwards `draw(frame, cached: false)` only reads the pieces.
+    public func joinFromScratch(_ frame: ToggleFrame) {
+        guard let first = oneFrameParts.first else { return }
+        for other in oneFrameParts.dropFirst() { first.adopt(other) }
+        first.draw(frame, on: probe, origin: (0, 0))
+        oneFrame = first
+    }
+
+    /// Gives the prepared one-frame pieces' memory back to their pools.
     public func endFromScratch() {
-        oneFrame?.releaseBorrowed()
+        for part in oneFrameParts { part.releaseBorrowed() }
+        oneFrameParts = []
         oneFrame = nil
     }
 
-    /// The composition `prepareFromScratch` made, until `endFromScratch`.
+    /// The composition `prepareFromScratch` made (the first part, holding every part's pieces),
+    /// until `endFromScratch`.
     private var oneFrame: ToggleComposition?
+    private(set) var oneFrameParts: [ToggleComposition] = []
 
     func keptComposition(pool: LayerPool) -> ToggleComposition {
         if let kept = composition { return kept }
@@ -231,9 +267,22 @@ protocol ToggleComposition: AnyObject {
     /// The box the sun's or moon's sprite covers, for a placement at the origin (the
     /// Original's at sub-pixel phase 0).
     func bodyContent(moon: Bool) -> IntRect
+    /// Makes part `part` of `parts` of the pieces `frame` needs, for a one-frame composition
+    /// (`ToggleDeviceRenderer.makeFromScratch`): touches nothing but this composition.
+    func makePieces(_ frame: ToggleFrame, part: Int, of parts: Int)
+    /// Takes over the pieces `other` (a composition of the same renderer) made that this one
+    /// lacks.
+    func adopt(_ other: ToggleComposition)
 }
 
 extension ToggleComposition {
+    /// One part only: the pieces are made by drawing on a probe.
+    func makePieces(_ frame: ToggleFrame, part: Int, of parts: Int) {
+        preconditionFailure("\(Self.self) makes its pieces in one part")
+    }
+
+    func adopt(_ other: ToggleComposition) {}
+
     var pool: LayerPool { maker.pool }
     var retained: Bool { maker.retained }
 

@@ -76,6 +76,10 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         bodyBounds(moon ? ToggleArt.moon : ToggleArt.sun, celestial: celestialOrigin(origin, position: position))
     }
 
+    /// Two: the track's pieces with the clouds and stars, and the sun and moon
+    /// (`ToggleSpriteCache.makePieces`).
+    override public var fromScratchParts: Int { 2 }
+
     override func makeComposition(pool: LayerPool, retained: Bool) -> ToggleComposition {
         ToggleSpriteCache(renderer: self, pool: pool, retained: retained)
     }

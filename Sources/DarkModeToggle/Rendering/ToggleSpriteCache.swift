@@ -309,6 +309,36 @@ final class ToggleSpriteCache: ToggleComposition {
     }
     private var frameCoverage: AlphaPlane?
 
+    /// The pieces `frame` needs in two independent parts: part 0 everything but the sun and
+    /// moon (looked up by composing the frame, bodies left out, on a canvas with no pixels of
+    /// this composition's own), part 1 the visible sun and moon.
+    func makePieces(_ frame: ToggleFrame, part: Int, of parts: Int) {
+        precondition(parts == 2, "the Original's pieces come in two parts")
+        if part == 0 {
+            drawsBodies = false
+            draw(frame, on: Canvas(Pixmap(width: 0, height: 0), pool: pool), origin: (0, 0))
+            drawsBodies = true
+        } else {
+            let p = clamp(frame.appearance, 0, 1)
+            let c = renderer.celestialOrigin((0, 0), position: frame.position)
+            if p < 1 { _ = body(moon: false, at: c) }
+            if p > 0 { _ = body(moon: true, at: c) }
+        }
+    }
+
+    /// False while `makePieces` composes without the sun and moon.
+    private var drawsBodies = true
+
+    func adopt(_ other: ToggleComposition) {
+        guard let o = other as? ToggleSpriteCache else { return }
+        trackPieces.merge(o.trackPieces) { mine, _ in mine }
+        for i in clouds.indices { clouds[i].merge(o.clouds[i]) { mine, _ in mine } }
+        for i in stars.indices { stars[i] = stars[i] ?? o.stars[i] }
+        bodies.adopt(o.bodies)
+        maskPlane = maskPlane ?? o.maskPlane
+        frameCoverage = frameCoverage ?? o.frameCoverage
+    }
+
     /// Composes one frame. Two shortcuts skip whole-track layer passes without changing what is
     /// drawn beyond rounding: the track's own layer (the `drawingGroup`) has opacity 1 and no
     /// mask, and src-over is associative, so its parts are composited straight onto the canvas;
@@ -348,6 +378,7 @@ final class ToggleSpriteCache: ToggleComposition {
                                   alike: alike(.edge(night: false)), on: canvas, at: o)
         }
 
+        guard drawsBodies else { return }
         let c = r.celestialOrigin(o, position: frame.position)
         if p < 1 { SpriteMaker.place(body(moon: false, at: c), on: canvas, at: c.whole, opacity: 1 - p) }
         if p > 0 { SpriteMaker.place(body(moon: true, at: c), on: canvas, at: c.whole, opacity: p) }

@@ -31,6 +31,13 @@ public protocol ToggleStyleRenderer: AnyObject {
     /// Rasterizes the pieces of `frame` anew for one from-scratch frame (`draw(cached: false)`
     /// then only reads them) until `endFromScratch()`.
     func prepareFromScratch(_ frame: ToggleFrame, pool: LayerPool)
+    /// The same in parts that lanes make at once: `beginFromScratch` with one pool per part
+    /// (at most `fromScratchParts`), `makeFromScratch` for each part on any thread, then
+    /// `joinFromScratch`.
+    var fromScratchParts: Int { get }
+    func beginFromScratch(pools: [LayerPool])
+    func makeFromScratch(_ frame: ToggleFrame, part: Int)
+    func joinFromScratch(_ frame: ToggleFrame)
     func endFromScratch()
     /// The device rectangle the component can touch, for any state.
     func bounds(origin: (x: Int, y: Int)) -> IntRect

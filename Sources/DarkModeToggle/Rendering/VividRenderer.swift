@@ -62,6 +62,10 @@ public final class VividRenderer: ToggleDeviceRenderer {
         bodyBounds(moon ? VividArt.moon : VividArt.sun, celestial: celestialOrigin(origin, position: position))
     }
 
+    /// Two: the outer shadows with the sun and moon, and the halo, cloud banks and border
+    /// (`VividSpriteCache.makePieces`).
+    override public var fromScratchParts: Int { 2 }
+
     override func makeComposition(pool: LayerPool, retained: Bool) -> ToggleComposition {
         VividSpriteCache(renderer: self, pool: pool, retained: retained)
     }

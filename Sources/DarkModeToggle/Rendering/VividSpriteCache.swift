@@ -371,6 +371,50 @@ final class VividSpriteCache: ToggleComposition {
         }
     }
 
+    /// The pieces `frame` needs in two independent parts of about equal cost: part 0 the outer
+    /// shadows (the capsule's and the leaves' blurs) and the visible sun and moon, part 1 the
+    /// capsule's coverage, the halo, the cloud banks and the border. A cloud bank's leaf is
+    /// rasterized by both parts (the outer shadow of the light end casts from it too), each
+    /// into its own composition.
+    func makePieces(_ frame: ToggleFrame, part: Int, of parts: Int) {
+        precondition(parts == 2, "the Vivid's pieces come in two parts")
+        let p = clamp(frame.appearance, 0, 1)
+        if part == 0 {
+            if p == 0 || p == 1 {
+                _ = outer(dark: p == 1)
+            } else {
+                _ = renderer.composesTheLongWay ? capsuleShadow() : capsuleShadowRing()
+                _ = outerExtra(dark: false)
+                _ = outerExtra(dark: true)
+            }
+            if p < 1 { _ = bodySprite(moon: false) }
+            if p > 0 { _ = bodySprite(moon: true) }
+        } else {
+            _ = clipPlane()
+            _ = haloSprite()
+            _ = borderSprite()
+            if p < 1 { for i in VividArt.cloudGroups.indices { _ = cloudSprite(i) } }
+        }
+    }
+
+    func adopt(_ other: ToggleComposition) {
+        guard let o = other as? VividSpriteCache else { return }
+        border = border ?? o.border
+        halo = halo ?? o.halo
+        capShadow = capShadow ?? o.capShadow
+        capShadowRing = capShadowRing ?? o.capShadowRing
+        outerLight = outerLight ?? o.outerLight
+        outerDark = outerDark ?? o.outerDark
+        extraLight = extraLight ?? o.extraLight
+        extraDark = extraDark ?? o.extraDark
+        clip = clip ?? o.clip
+        for i in clouds.indices {
+            clouds[i] = clouds[i] ?? o.clouds[i]
+            cloudLeaves[i] = cloudLeaves[i] ?? o.cloudLeaves[i]
+        }
+        bodies.adopt(o.bodies)
+    }
+
     /// Composes one frame. A scene at opacity 1 (the other one invisible) is drawn straight into
     /// the track layer instead of its own layer (same result: src-over is associative).
     func draw(_ frame: ToggleFrame, on canvas: Canvas, origin o: (x: Int, y: Int)) {
