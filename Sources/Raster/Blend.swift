@@ -79,6 +79,53 @@ public enum Blend {
         }
     }
 
+    /// `dst[i] = table[keys[i]]` for a row (`table` holds 256 entries); a run of eight equal
+    /// keys and the words of the same key after it are written as one repeated value.
+    @inlinable
+    public static func lookUpSpan(_ dst: UnsafeMutablePointer<UInt32>, keys: UnsafePointer<UInt8>, count: Int,
+                                  table: UnsafePointer<UInt32>) {
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = word(keys, i)
+                let same = UInt64(keys[i]) &* 0x0101_0101_0101_0101
+                if w == same {
+                    let end = runEnd(keys, from: i &+ 8, count: count, equalTo: same)
+                    (dst + i).update(repeating: table[Int(keys[i])], count: end &- i)
+                    i = end
+                    continue
+                }
+                for j in i..<(i &+ 8) { dst[j] = table[Int(keys[j])] }
+                i &+= 8
+            } else {
+                dst[i] = table[Int(keys[i])]
+                i &+= 1
+            }
+        }
+    }
+
+    /// `dst = dst over src` for a row: the source goes behind what is there (a shadow under its
+    /// content), four pixels at a time in lanes (`over4`), the rest one by one.
+    @inlinable
+    public static func behindSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int) {
+        let n4 = count & ~3
+        var i = 0
+        while i < n4 {
+            let d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
+            let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: over4(d, s), as: SIMD4<UInt32>.self)
+            i &+= 4
+        }
+        while i < count { dst[i] = over(dst[i], source[i]); i &+= 1 }
+    }
+
+    /// `levels[i] = v·255` rounded, for `v = values[i]` clamped to 0…1 (a blurred coverage plane
+    /// as 8-bit levels; a loop that vectorises).
+    @inlinable
+    public static func quantize(_ values: UnsafePointer<Float>, count: Int, into levels: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<count { levels[i] = UInt8(min(max(values[i], 0), 1) * 255 + 0.5) }
+    }
+
     /// `dst = color·coverage over dst` for a row; `coverage == nil` means full coverage.
     @inlinable
     public static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,

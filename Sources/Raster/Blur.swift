@@ -80,15 +80,14 @@ public enum GaussianBlur {
         let padded = scratch + w * h       // w + 2r
         kernel.withUnsafeBufferPointer { kb in
             let k = kb.baseAddress!
-            // Rows: out[x] = Σ k[j]·in[x + j − r] over a zero-padded copy.
+            // Rows: out[x] = Σ k[j]·in[x + j − r] over a zero-padded copy of the row, into
+            // `copy`, which the columns read.
             padded.update(repeating: 0, count: w + 2 * r)
             for y in 0..<h {
-                let row = p + y * w
-                (padded + r).update(from: row, count: w)
-                convolve(into: row, count: w, kernel: k, taps: 2 * r + 1, source: padded, tapStride: 1)
+                (padded + r).update(from: p + y * w, count: w)
+                convolve(into: copy + y * w, count: w, kernel: k, taps: 2 * r + 1, source: padded, tapStride: 1)
             }
-            // Columns, row by row: out[y] = Σ k[j]·in[y + j − r].
-            copy.update(from: p, count: w * h)
+            // Columns, row by row, back into the plane: out[y] = Σ k[j]·in[y + j − r].
             for y in 0..<h {
                 let first = max(0, r - y), last = min(2 * r, h - 1 - y + r)
                 convolve(into: p + y * w, count: w, kernel: k + first, taps: last - first + 1,

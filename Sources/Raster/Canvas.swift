@@ -294,32 +294,7 @@ public final class Canvas {
             let after = r.maxX - keys.maxX
             if after > 0 { (row + before + n).update(repeating: outside, count: after) }
             let k = UnsafePointer(plane.bytes + (y - plane.origin.y - offset.y) * plane.width + (keys.minX - plane.origin.x - offset.x))
-            Self.lookUp(row + before, keys: k, count: n, table: table)
-        }
-    }
-
-    /// `dst[i] = table[keys[i]]`; a run of eight equal keys and the words of the same key after it
-    /// are written as one repeated value.
-    @inline(__always)
-    private static func lookUp(_ dst: UnsafeMutablePointer<UInt32>, keys: UnsafePointer<UInt8>, count: Int,
-                               table: UnsafePointer<UInt32>) {
-        var i = 0
-        while i < count {
-            if i &+ 8 <= count {
-                let w = Blend.word(keys, i)
-                let same = UInt64(keys[i]) &* 0x0101_0101_0101_0101
-                if w == same {
-                    let end = Blend.runEnd(keys, from: i &+ 8, count: count, equalTo: same)
-                    (dst + i).update(repeating: table[Int(keys[i])], count: end &- i)
-                    i = end
-                    continue
-                }
-                for j in i..<(i &+ 8) { dst[j] = table[Int(keys[j])] }
-                i &+= 8
-            } else {
-                dst[i] = table[Int(keys[i])]
-                i &+= 1
-            }
+            Blend.lookUpSpan(row + before, keys: k, count: n, table: table)
         }
     }
 
@@ -553,29 +528,20 @@ public final class Canvas {
                 }
             }
             GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
-            // content over (shadow colour × blurred alpha); opaque content hides the shadow.
-            // Per row: quantise the blurred alpha to 8 bits first (a loop that vectorises),
-            // then blend with integer arithmetic only, skipping runs where it is zero.
+            // content over (shadow colour × blurred alpha), per row: the blurred alpha as 8-bit
+            // levels (a loop that vectorises), the levels' tints (runs of one level as one
+            // repeated value), then the tints behind the content in lanes. A zero level's tint is
+            // transparent and opaque content hides any tint: both leave the content as it is.
             var tint = [UInt32](repeating: 0, count: 256)
             for k in 0..<256 { tint[k] = Blend.scale(shadowColor, UInt32(k)) }
-            var levels = [UInt8](repeating: 0, count: w + 8)
+            let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
+            let tints = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+            defer { levels.deallocate(); tints.deallocate() }
             tint.withUnsafeBufferPointer { lut in
-                levels.withUnsafeMutableBufferPointer { lv in
-                    let q = lv.baseAddress!
-                    for y in 0..<h {
-                        let row = pix.pixels + y * pix.stride, a = p + y * w
-                        for x in 0..<w { q[x] = UInt8(min(max(a[x], 0), 1) * 255 + 0.5) }
-                        var x = 0
-                        while x < w {
-                            if x &+ 8 <= w && UnsafeRawPointer(q + x).loadUnaligned(as: UInt64.self) == 0 { x &+= 8; continue }
-                            let k = Int(q[x])
-                            if k != 0 {
-                                let c = row[x]
-                                if c &>> 24 != 255 { row[x] = Blend.over(c, lut[k]) }
-                            }
-                            x &+= 1
-                        }
-                    }
+                for y in 0..<h {
+                    Blend.quantize(p + y * w, count: w, into: levels)
+                    Blend.lookUpSpan(tints, keys: levels, count: w, table: lut.baseAddress!)
+                    Blend.behindSpan(pix.pixels + y * pix.stride, source: tints, count: w)
                 }
             }
         }

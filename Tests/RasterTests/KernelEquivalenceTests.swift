@@ -36,6 +36,26 @@ import RasterReference
 
     static func pixels(_ n: Int, _ rng: inout SeededRandom) -> [UInt32] { (0..<n).map { _ in pixel(&rng) } }
 
+    /// `behindSpan` (a shadow's tints under content, in lanes) and `lookUpSpan` (a table by
+    /// 8-bit key, runs of one key written at once) against the scalar reference, on rows whose
+    /// lengths straddle the four-pixel lanes and the eight-byte words.
+    @Test func behindAndLookUpSpansMatchTheReference() {
+        var rng = SeededRandom(seed: 29)
+        let table = Self.pixels(256, &rng)
+        for n in [1, 3, 4, 7, 8, 9, 31, 64, 131] {
+            let content = Self.pixels(n, &rng), under = Self.pixels(n, &rng)
+            var got = content
+            under.withUnsafeBufferPointer { u in got.withUnsafeMutableBufferPointer { Blend.behindSpan($0.baseAddress!, source: u.baseAddress!, count: n) } }
+            #expect(got == zip(content, under).map { ReferenceBlend.over($0, $1) }, "behind, n=\(n)")
+            let keys = Self.coverageRow(n, &rng)
+            var looked = [UInt32](repeating: 7, count: n)
+            keys.withUnsafeBufferPointer { k in table.withUnsafeBufferPointer { t in looked.withUnsafeMutableBufferPointer {
+                Blend.lookUpSpan($0.baseAddress!, keys: k.baseAddress!, count: n, table: t.baseAddress!)
+            } } }
+            #expect(looked == keys.map { table[Int($0)] }, "look-up, n=\(n)")
+        }
+    }
+
     @Test func overScaledMatchesTheReferenceOnEveryCoverage() {
         var rng = SeededRandom(seed: 11)
         for _ in 0..<20_000 {

@@ -103,8 +103,11 @@ final class VividSpriteCache: ToggleComposition {
             GaussianBlur.blur(v, width: w, height: h, sigma: sigma, scratch: &blurScratch)
             // The tint at each of the 256 alpha levels, then per row: the part of the plane the
             // output covers (all of it: `ob` lies inside `plane`), transparent elsewhere.
+            // Levels a row at a time (a loop that vectorises), then their tints (runs of one
+            // level, the blur's flat inside and outside, as one repeated value).
             let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
-            defer { lut.deallocate() }
+            let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, ob.width))
+            defer { lut.deallocate(); levels.deallocate() }
             for k in 0..<256 { lut[k] = Self.scale(tint, UInt32(k)) }
             let xa = max(0, plane.x - ob.x), xb = min(ob.width, plane.maxX - ob.x)
             for y in 0..<ob.height {
@@ -114,7 +117,8 @@ final class VividSpriteCache: ToggleComposition {
                 if xa > 0 { dst.update(repeating: 0, count: xa) }
                 if xb < ob.width { (dst + xb).update(repeating: 0, count: ob.width - xb) }
                 let src = v + py * w + (ob.x - plane.x)
-                for x in xa..<xb { dst[x] = lut[Int(UInt32(min(max(src[x], 0), 1) * 255 + 0.5))] }
+                Blend.quantize(src + xa, count: xb - xa, into: levels)
+                Blend.lookUpSpan(dst + xa, keys: levels, count: xb - xa, table: lut)
             }
         }
         return Sprite(pixmap: out, origin: (ob.x, ob.y))
