@@ -62,9 +62,9 @@ public final class VividRenderer: ToggleDeviceRenderer {
         bodyBounds(moon ? VividArt.moon : VividArt.sun, celestial: celestialOrigin(origin, position: position))
     }
 
-    /// Two: the outer shadows with the sun and moon, and the halo, cloud banks and border
+    /// Three: the outer shadows; the halo, cloud banks and border; the sun and moon
     /// (`VividSpriteCache.makePieces`).
-    override public var fromScratchParts: Int { 2 }
+    override public var fromScratchParts: Int { 3 }
 
     override func makeComposition(pool: LayerPool, retained: Bool) -> ToggleComposition {
         VividSpriteCache(renderer: self, pool: pool, retained: retained)

@@ -375,15 +375,16 @@ final class VividSpriteCache: ToggleComposition {
         }
     }
 
-    /// The pieces `frame` needs in two independent parts of about equal cost: part 0 the outer
-    /// shadows (the capsule's and the leaves' blurs) and the visible sun and moon, part 1 the
-    /// capsule's coverage, the halo, the cloud banks and the border. A cloud bank's leaf is
-    /// rasterized by both parts (the outer shadow of the light end casts from it too), each
-    /// into its own composition.
+    /// The pieces `frame` needs in three independent parts: part 0 the outer shadows (the
+    /// capsule's and the leaves' blurs), part 1 the capsule's coverage, the halo, the cloud
+    /// banks and the border, part 2 the visible sun and moon. A cloud bank's leaf is rasterized
+    /// by parts 0 and 1 (the outer shadow of the light end casts from it too), each into its
+    /// own composition.
     func makePieces(_ frame: ToggleFrame, part: Int, of parts: Int) {
-        precondition(parts == 2, "the Vivid's pieces come in two parts")
+        precondition(parts == 3, "the Vivid's pieces come in three parts")
         let p = clamp(frame.appearance, 0, 1)
-        if part == 0 {
+        switch part {
+        case 0:
             if p == 0 || p == 1 {
                 _ = outer(dark: p == 1)
             } else {
@@ -391,13 +392,14 @@ final class VividSpriteCache: ToggleComposition {
                 _ = outerExtra(dark: false)
                 _ = outerExtra(dark: true)
             }
-            if p < 1 { _ = bodySprite(moon: false) }
-            if p > 0 { _ = bodySprite(moon: true) }
-        } else {
+        case 1:
             _ = clipPlane()
             _ = haloSprite()
             _ = borderSprite()
             if p < 1 { for i in VividArt.cloudGroups.indices { _ = cloudSprite(i) } }
+        default:
+            if p < 1 { _ = bodySprite(moon: false) }
+            if p > 0 { _ = bodySprite(moon: true) }
         }
     }
 
