@@ -46,6 +46,29 @@ public final class AlphaPlane {
 }
 
 extension AlphaPlane {
+    /// The tallest rectangle (device pixels) of bytes 255 through device column `x`: the rows
+    /// where that column is 255 (the first such run of rows), as wide as all of them are 255
+    /// around it. For a capsule's coverage, its straight section. Nil where the column has no
+    /// 255.
+    public func fullRect(throughColumn x: Int) -> IntRect? {
+        let cx = x - origin.x
+        guard cx >= 0 && cx < width else { return nil }
+        func full(_ x: Int, _ y: Int) -> Bool { bytes[y * width + x] == 255 }
+        var lo = 0, hi = width, y0 = -1, y1 = -1
+        for y in 0..<height where full(cx, y) {
+            if y0 < 0 { y0 = y }
+            guard y1 < 0 || y1 == y else { break }     // the first run of rows only
+            y1 = y + 1
+            var a = cx, b = cx
+            while a > 0 && full(a - 1, y) { a -= 1 }
+            while b + 1 < width && full(b + 1, y) { b += 1 }
+            lo = max(lo, a)
+            hi = min(hi, b + 1)
+        }
+        guard y0 >= 0, hi > lo else { return nil }
+        return IntRect(x: lo + origin.x, y: y0 + origin.y, width: hi - lo, height: y1 - y0)
+    }
+
     /// The anti-aliased coverage of `path` (under `transform`, non-zero or even-odd) over the
     /// device rectangle `bounds`, exactly as the rasterizer reports it to a fill (coverage does
     /// not depend on the clip): drawing through the plane (`Canvas.fill(plane:)`, or masking

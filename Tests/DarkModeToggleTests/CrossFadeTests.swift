@@ -38,4 +38,28 @@ import Raster
             #expect(d.value == 0, "p=\(p): differs by \(d.value) at \(d.x),\(d.y)")
         }
     }
+
+    /// Frames at rest, whose scene the kept composition draws straight onto the canvas where
+    /// the scene mask is 255 (`sceneCore`), against the one-frame composition, which composites
+    /// the scene layer everywhere: the same bytes, drawn whole and in 23-row bands.
+    @Test(arguments: [(260.0, 1.0), (130.0, 2.0), (173.0, 1.5), (260.0, 2.0)])
+    func restingFramesEqualTheSceneLayerComposited(width: Double, scale: Double) {
+        let renderer = ToggleRenderer(width: width, scale: scale)
+        for (i, p) in [0.0, 1.0, 0.0, 1.0].enumerated() {
+            let frame = ToggleFrame(appearance: p, position: p, ambient: Ambient.state(time: 1.1 * Double(i), reduceMotion: false))
+            let fresh = renderToggle(width: width, scale: scale, frame: frame, cached: false, pad: 40)
+            let kept = renderToggle(width: width, scale: scale, frame: frame, cached: true, pad: 40, renderer: renderer)
+            let banded = Pixmap(width: fresh.width, height: fresh.height)
+            let canvas = Canvas(banded)
+            canvas.fill(deviceRect: banded.bounds, Color(r255: 205, g255: 231, b255: 255))
+            for y in stride(from: 0, to: banded.height, by: 23) {
+                canvas.clip = IntRect(x: 0, y: y, width: banded.width, height: min(23, banded.height - y))
+                renderer.draw(frame, on: canvas, origin: (40, 40), cached: true)
+            }
+            for (name, pix) in [("whole", kept), ("banded", banded)] {
+                let d = maxChannelDifference(fresh, pix)
+                #expect(d.value == 0, "p=\(p) \(name): differs by \(d.value) at \(d.x),\(d.y)")
+            }
+        }
+    }
 }

@@ -223,6 +223,23 @@ import Testing
         }
     }
 
+    /// `fullRect(throughColumn:)` of a capsule's coverage: every byte inside is 255, and it
+    /// cannot grow by a column or a row without taking in a byte below 255; nil through a
+    /// column with no full byte.
+    @Test func aCapsulesFullRectIsItsStraightSection() throws {
+        let box = IntRect(x: 10, y: 5, width: 120, height: 50)
+        let plane = AlphaPlane(coverageOf: Path.roundedRect(Rect(x: 12.3, y: 7.6, width: 110.5, height: 40.2), radius: 20.1), bounds: box)
+        let r = try #require(plane.fullRect(throughColumn: 70))
+        func full(_ x: Int, _ y: Int) -> Bool { plane.value(x: x, y: y) == 255 }
+        #expect((r.minY..<r.maxY).allSatisfy { y in (r.minX..<r.maxX).allSatisfy { full($0, y) } })
+        #expect(!(r.minY..<r.maxY).allSatisfy { full(r.minX - 1, $0) })
+        #expect(!(r.minY..<r.maxY).allSatisfy { full(r.maxX, $0) })
+        #expect(!full(70, r.minY - 1) && !full(70, r.maxY))
+        #expect(r.width > 60 && r.height > 30)
+        #expect(plane.fullRect(throughColumn: 12) == nil)
+        #expect(plane.fullRect(throughColumn: 500) == nil)
+    }
+
     /// `store(deviceRect:table:keyedBy:)` writes the table's entry for the plane's byte at every
     /// pixel of the rectangle, entry 0 outside the plane, nothing outside the rectangle or the
     /// clip; long runs of one byte and single bytes alike.

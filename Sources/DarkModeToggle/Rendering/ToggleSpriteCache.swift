@@ -229,12 +229,13 @@ final class ToggleSpriteCache: ToggleComposition {
     }
 
     /// The scenes: the day scene (day sky, clouds) at opacity 1 − p and the night scene (night
-    /// sky, stars) at opacity p, as one layer composited through `mask`.
+    /// sky, stars) at opacity p, as one layer composited through `mask`; without a mask
+    /// straight onto the canvas (where the layer would composite as itself).
     private func drawScenes(_ frame: ToggleFrame, appearance p: Double, on canvas: Canvas, at o: (x: Int, y: Int),
-                            mask: LayerMask) {
+                            mask: LayerMask?) {
         let r = renderer
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y)
-        canvas.beginLayer(deviceBounds: track)
+        if mask != nil { canvas.beginLayer(deviceBounds: track) }
         if p < 1 {
             if p > 0 { canvas.beginLayer(deviceBounds: track) }
             fillTrackFrame(ToggleArt.Palette.daySky, on: canvas, at: o)
@@ -253,8 +254,25 @@ final class ToggleSpriteCache: ToggleComposition {
             }
             if p < 1 { canvas.endLayer(opacity: p) }
         }
-        canvas.endLayer(mask: mask)
+        if let mask { canvas.endLayer(mask: mask) }
     }
+
+    /// Where the scene mask is 255 across its straight section and the track frame covers
+    /// every pixel (origin 0, 0): at rest the scene there is opaque (an opaque sky first, then
+    /// clouds or stars over it) and composites as itself. Kept compositions with opaque skies
+    /// only; nil otherwise.
+    private func sceneCore() -> IntRect? {
+        if let c = core { return c }
+        var found: IntRect? = nil
+        if retained, ToggleArt.Palette.daySky.premultiplied8.packed >> 24 == 255,
+           ToggleArt.Palette.nightSky.premultiplied8.packed >> 24 == 255 {
+            found = mask().fullRect(throughColumn: trackBounds.x + trackBounds.width / 2)?.intersection(trackInterior)
+            if found?.isEmpty ?? false { found = nil }
+        }
+        core = .some(found)
+        return found
+    }
+    private var core: IntRect??
 
     /// The scenes while cross-fading, over the skies' blend `backdrop` where the scene mask is
     /// 255. Inside the track frame's interior, away from every cloud and star, the day scene is
@@ -367,6 +385,17 @@ final class ToggleSpriteCache: ToggleComposition {
         if let skies {
             let backdrop = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
             drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, backdrop: backdrop)
+        } else if atRest, let core = sceneCore()?.offsetBy(dx: o.x, dy: o.y) {
+            // At rest the scene is opaque where the mask is 255: drawn straight onto the canvas
+            // there, as a layer around it.
+            let clip = canvas.clip
+            for strip in trackBounds.offsetBy(dx: o.x, dy: o.y).subtracting(core) {
+                canvas.clip = clip.intersection(strip)
+                drawScenes(frame, appearance: p, on: canvas, at: o, mask: .plane(mask(), offset: o))
+            }
+            canvas.clip = clip.intersection(core)
+            drawScenes(frame, appearance: p, on: canvas, at: o, mask: nil)
+            canvas.clip = clip
         } else {
             drawScenes(frame, appearance: p, on: canvas, at: o, mask: .plane(mask(), offset: o))
         }

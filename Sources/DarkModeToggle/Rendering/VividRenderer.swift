@@ -17,9 +17,10 @@ import Raster
 /// stars change size continuously, so they are rasterized for every frame (six small
 /// polygons). Sprites are placed on whole device pixels.
 public final class VividRenderer: ToggleDeviceRenderer {
-    /// Composes cross-fading frames of the kept composition the long way: the capsule's whole
-    /// shadow under the inner layer (also where the inner layer covers it) and the inner sky in
-    /// its three passes (for tests comparing the shortcuts with it; default false).
+    /// Composes frames of the kept composition the long way: the capsule's whole shadow under
+    /// the inner layer while cross-fading (also where the inner layer covers it), the inner sky
+    /// in its three passes, and the inner layer composited through the capsule everywhere (for
+    /// tests comparing the shortcuts with it; default false).
     var composesTheLongWay = false
 
     /// Scene units → device, for a component at `origin`, with the scene moved down by `dy`

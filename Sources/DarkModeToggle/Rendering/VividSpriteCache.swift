@@ -375,6 +375,60 @@ final class VividSpriteCache: ToggleComposition {
         }
     }
 
+    /// The inner layer's content: the skies (with the capsule's shadow while cross-fading),
+    /// the halo, the cloud banks at 1 − p and the stars at p, clipped to the inner frame.
+    private func drawInner(_ frame: ToggleFrame, appearance p: Double, on canvas: Canvas, at o: (x: Int, y: Int)) {
+        let r = renderer
+        let inner = innerBounds.offsetBy(dx: o.x, dy: o.y)
+        if p > 0 && p < 1 && !renderer.composesTheLongWay, let key = skyKey() {
+            // The three passes below in one: their result depends only on the shadow's level.
+            key.table(appearance: p).withUnsafeBufferPointer { t in
+                canvas.store(deviceRect: inner, table: t.baseAddress!, keyedBy: key.levels, offset: o)
+            }
+        } else {
+            // At the dark end the night sky (opaque) covers the day sky exactly.
+            if p < 1 || VividArt.Palette.nightSky.a < 1 { canvas.fill(deviceRect: inner, VividArt.Palette.daySky) }
+            if p > 0 {
+                if p < 1 { SpriteMaker.place(capsuleShadow(), on: canvas, at: o, opacity: p) }
+                canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
+            }
+        }
+        SpriteMaker.place(haloSprite(), on: canvas, at: o, dx: r.haloShift(appearance: p))
+        if p < 1 {
+            if p > 0 { canvas.beginLayer(deviceBounds: inner) }
+            for i in VividArt.cloudGroups.indices {
+                let float = frame.ambient.vividCloudOffsetsY.indices.contains(i) ? frame.ambient.vividCloudOffsetsY[i] : 0
+                SpriteMaker.place(cloudSprite(i), on: canvas, at: o, dy: r.cloudShift(appearance: p, float: float),
+                      opacity: VividArt.cloudGroups[i].opacity)
+            }
+            if p > 0 { canvas.endLayer(opacity: 1 - p) }
+        }
+        if p > 0 {
+            if p < 1 { canvas.beginLayer(deviceBounds: inner) }
+            canvas.transform = r.sceneTransform(o, dy: r.nightShift(appearance: p))
+            VividRenderer.drawStars(frame.ambient.vividStarScales, on: canvas)
+            canvas.transform = r.trackTransform(o)
+            if p < 1 { canvas.endLayer(opacity: p) }
+        }
+    }
+
+    /// Where the capsule's coverage is 255 across its straight section, relative to the
+    /// component's origin: a rectangle in which the inner layer, opaque from its first fill
+    /// (an opaque sky, or the table of the opaque skies), composites as itself. Kept
+    /// compositions with opaque skies only; nil otherwise.
+    private func directCore() -> IntRect? {
+        if let c = core { return c }
+        var found: IntRect? = nil
+        if retained, VividArt.Palette.daySky.premultiplied8.packed >> 24 == 255,
+           VividArt.Palette.nightSky.premultiplied8.packed >> 24 == 255 {
+            found = clipPlane().fullRect(throughColumn: innerBounds.x + innerBounds.width / 2)?.intersection(innerBounds)
+            if found?.isEmpty ?? false { found = nil }
+        }
+        core = .some(found)
+        return found
+    }
+    private var core: IntRect??
+
     /// The pieces `frame` needs in three independent parts: part 0 the outer shadows (the
     /// capsule's and the leaves' blurs), part 1 the capsule's coverage, the halo, the cloud
     /// banks and the border, part 2 the visible sun and moon. A cloud bank's leaf is rasterized
@@ -435,38 +489,28 @@ final class VividSpriteCache: ToggleComposition {
             SpriteMaker.place(outerExtra(dark: false), on: canvas, at: o, opacity: 1 - p)
             SpriteMaker.place(outerExtra(dark: true), on: canvas, at: o, opacity: p)
         }
-        canvas.beginLayer(deviceBounds: inner)
-        if p > 0 && p < 1 && !renderer.composesTheLongWay, let key = skyKey() {
-            // The three passes below in one: their result depends only on the shadow's level.
-            key.table(appearance: p).withUnsafeBufferPointer { t in
-                canvas.store(deviceRect: inner, table: t.baseAddress!, keyedBy: key.levels, offset: o)
+        // The inner layer, through the capsule. At rest, where the capsule is opaque
+        // (`directCore`), the layer is opaque too and composites as itself, so there it is drawn
+        // straight onto the canvas; around that, as a layer. (While cross-fading the layer's
+        // nested layers and tables, made again for each piece, cost more than the composite
+        // saved: 0.30 -> 0.31 ms a frame, `bench --raster`.)
+        let mask = LayerMask.plane(clipPlane(), offset: o)
+        if p == 0 || p == 1, !renderer.composesTheLongWay, let core = directCore()?.offsetBy(dx: o.x, dy: o.y) {
+            let clip = canvas.clip
+            for strip in inner.subtracting(core) {
+                canvas.clip = clip.intersection(strip)
+                canvas.beginLayer(deviceBounds: inner)
+                drawInner(frame, appearance: p, on: canvas, at: o)
+                canvas.endLayer(mask: mask)
             }
+            canvas.clip = clip.intersection(core)
+            drawInner(frame, appearance: p, on: canvas, at: o)
+            canvas.clip = clip
         } else {
-            // At the dark end the night sky (opaque) covers the day sky exactly.
-            if p < 1 || VividArt.Palette.nightSky.a < 1 { canvas.fill(deviceRect: inner, VividArt.Palette.daySky) }
-            if p > 0 {
-                if p < 1 { SpriteMaker.place(capsuleShadow(), on: canvas, at: o, opacity: p) }
-                canvas.fill(deviceRect: inner, VividArt.Palette.nightSky.multipliedAlpha(p))
-            }
+            canvas.beginLayer(deviceBounds: inner)
+            drawInner(frame, appearance: p, on: canvas, at: o)
+            canvas.endLayer(mask: mask)
         }
-        SpriteMaker.place(haloSprite(), on: canvas, at: o, dx: r.haloShift(appearance: p))
-        if p < 1 {
-            if p > 0 { canvas.beginLayer(deviceBounds: inner) }
-            for i in VividArt.cloudGroups.indices {
-                let float = frame.ambient.vividCloudOffsetsY.indices.contains(i) ? frame.ambient.vividCloudOffsetsY[i] : 0
-                SpriteMaker.place(cloudSprite(i), on: canvas, at: o, dy: r.cloudShift(appearance: p, float: float),
-                      opacity: VividArt.cloudGroups[i].opacity)
-            }
-            if p > 0 { canvas.endLayer(opacity: 1 - p) }
-        }
-        if p > 0 {
-            if p < 1 { canvas.beginLayer(deviceBounds: inner) }
-            canvas.transform = r.sceneTransform(o, dy: r.nightShift(appearance: p))
-            VividRenderer.drawStars(frame.ambient.vividStarScales, on: canvas)
-            canvas.transform = r.trackTransform(o)
-            if p < 1 { canvas.endLayer(opacity: p) }
-        }
-        canvas.endLayer(mask: .plane(clipPlane(), offset: o))
         SpriteMaker.place(borderSprite(), on: canvas, at: o)
 
         let c = r.celestialOrigin(o, position: frame.position)
