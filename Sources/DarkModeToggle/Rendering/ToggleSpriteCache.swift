@@ -385,13 +385,16 @@ final class ToggleSpriteCache: ToggleComposition {
         if let skies {
             let backdrop = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
             drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, backdrop: backdrop)
-        } else if atRest, let core = sceneCore()?.offsetBy(dx: o.x, dy: o.y) {
+        } else if atRest, let core = sceneCore()?.offsetBy(dx: o.x, dy: o.y), !canvas.drawableBounds.intersection(core).isEmpty {
             // At rest the scene is opaque where the mask is 255: drawn straight onto the canvas
-            // there, as a layer around it.
+            // there, as a layer around it (only the pieces the clip reaches: each repeats the
+            // layer's setup).
             let clip = canvas.clip
-            for strip in trackBounds.offsetBy(dx: o.x, dy: o.y).subtracting(core) {
+            for strip in trackBounds.offsetBy(dx: o.x, dy: o.y).subtracting(core)
+            where !canvas.drawableBounds.intersection(strip).isEmpty {
                 canvas.clip = clip.intersection(strip)
                 drawScenes(frame, appearance: p, on: canvas, at: o, mask: .plane(mask(), offset: o))
+                canvas.clip = clip
             }
             canvas.clip = clip.intersection(core)
             drawScenes(frame, appearance: p, on: canvas, at: o, mask: nil)
