@@ -27,13 +27,7 @@ import Raster
         for (i, p) in [0.004, 0.3, 0.5, 0.77, 0.996].enumerated() {
             let frame = ToggleFrame(appearance: p, position: p, ambient: Ambient.state(time: 1.3 * Double(i), reduceMotion: false))
             let fresh = renderToggle(width: width, scale: scale, frame: frame, cached: false, pad: 40)
-            let banded = Pixmap(width: fresh.width, height: fresh.height)
-            let canvas = Canvas(banded)
-            canvas.fill(deviceRect: banded.bounds, Color(r255: 205, g255: 231, b255: 255))
-            for y in stride(from: 0, to: banded.height, by: 23) {
-                canvas.clip = IntRect(x: 0, y: y, width: banded.width, height: min(23, banded.height - y))
-                renderer.draw(frame, on: canvas, origin: (40, 40), cached: true)
-            }
+            let banded = Self.drawnInBands(frame, by: renderer, like: fresh)
             let d = maxChannelDifference(fresh, banded)
             #expect(d.value == 0, "p=\(p): differs by \(d.value) at \(d.x),\(d.y)")
         }
@@ -49,17 +43,24 @@ import Raster
             let frame = ToggleFrame(appearance: p, position: p, ambient: Ambient.state(time: 1.1 * Double(i), reduceMotion: false))
             let fresh = renderToggle(width: width, scale: scale, frame: frame, cached: false, pad: 40)
             let kept = renderToggle(width: width, scale: scale, frame: frame, cached: true, pad: 40, renderer: renderer)
-            let banded = Pixmap(width: fresh.width, height: fresh.height)
-            let canvas = Canvas(banded)
-            canvas.fill(deviceRect: banded.bounds, Color(r255: 205, g255: 231, b255: 255))
-            for y in stride(from: 0, to: banded.height, by: 23) {
-                canvas.clip = IntRect(x: 0, y: y, width: banded.width, height: min(23, banded.height - y))
-                renderer.draw(frame, on: canvas, origin: (40, 40), cached: true)
-            }
+            let banded = Self.drawnInBands(frame, by: renderer, like: fresh)
             for (name, pix) in [("whole", kept), ("banded", banded)] {
                 let d = maxChannelDifference(fresh, pix)
                 #expect(d.value == 0, "p=\(p) \(name): differs by \(d.value) at \(d.x),\(d.y)")
             }
         }
+    }
+
+    /// `frame` drawn by the kept composition in 23-row clips (as the page draws in bands) on the
+    /// page colour of `renderToggle`, into a pixmap of `reference`'s size.
+    static func drawnInBands(_ frame: ToggleFrame, by renderer: ToggleRenderer, like reference: Pixmap) -> Pixmap {
+        let banded = Pixmap(width: reference.width, height: reference.height)
+        let canvas = Canvas(banded)
+        canvas.fill(deviceRect: banded.bounds, Color(r255: 205, g255: 231, b255: 255))
+        for y in stride(from: 0, to: banded.height, by: 23) {
+            canvas.clip = IntRect(x: 0, y: y, width: banded.width, height: min(23, banded.height - y))
+            renderer.draw(frame, on: canvas, origin: (40, 40), cached: true)
+        }
+        return banded
     }
 }
