@@ -102,9 +102,9 @@ final class VividSpriteCache: ToggleComposition {
             }
             GaussianBlur.blur(v, width: w, height: h, sigma: sigma, scratch: &blurScratch)
             // The tint at each of the 256 alpha levels, then per row: the part of the plane the
-            // output covers (all of it: `ob` lies inside `plane`), transparent elsewhere.
-            // Levels a row at a time (a loop that vectorises), then their tints (runs of one
-            // level, the blur's flat inside and outside, as one repeated value).
+            // output covers (all of it: `ob` lies inside `plane`) as levels (a loop that
+            // vectorises) and their tints (a run of one level, the blur's flat inside and
+            // outside, as one repeated value); transparent elsewhere.
             let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
             let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, ob.width))
             defer { lut.deallocate(); levels.deallocate() }
