@@ -48,9 +48,9 @@ public final class AlphaPlane {
 extension AlphaPlane {
     /// The tallest rectangle (device pixels) of bytes 255 through device column `x`: the rows
     /// where that column is 255 (the first such run of rows), as wide as all of them are 255
-    /// around it. For a capsule's coverage, its straight section. Nil where the column has no
-    /// 255.
-    public func fullRect(throughColumn x: Int) -> IntRect? {
+    /// around it, cut to `bounds`. For a capsule's coverage, its straight section. Nil where the
+    /// column has no 255, or nothing is left inside `bounds`.
+    public func fullRect(throughColumn x: Int, within bounds: IntRect? = nil) -> IntRect? {
         let cx = x - origin.x
         guard cx >= 0 && cx < width else { return nil }
         func full(_ x: Int, _ y: Int) -> Bool { bytes[y * width + x] == 255 }
@@ -66,7 +66,9 @@ extension AlphaPlane {
             hi = min(hi, b + 1)
         }
         guard y0 >= 0, hi > lo else { return nil }
-        return IntRect(x: lo + origin.x, y: y0 + origin.y, width: hi - lo, height: y1 - y0)
+        let r = IntRect(x: lo + origin.x, y: y0 + origin.y, width: hi - lo, height: y1 - y0)
+        let cut = bounds.map { r.intersection($0) } ?? r
+        return cut.isEmpty ? nil : cut
     }
 
     /// The anti-aliased coverage of `path` (under `transform`, non-zero or even-odd) over the

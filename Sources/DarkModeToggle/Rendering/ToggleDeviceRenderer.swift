@@ -276,13 +276,6 @@ protocol ToggleComposition: AnyObject {
 }
 
 extension ToggleComposition {
-    /// One part only: the pieces are made by drawing on a probe.
-    func makePieces(_ frame: ToggleFrame, part: Int, of parts: Int) {
-        preconditionFailure("\(Self.self) makes its pieces in one part")
-    }
-
-    func adopt(_ other: ToggleComposition) {}
-
     var pool: LayerPool { maker.pool }
     var retained: Bool { maker.retained }
 

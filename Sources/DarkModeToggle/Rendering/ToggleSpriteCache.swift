@@ -263,12 +263,10 @@ final class ToggleSpriteCache: ToggleComposition {
     /// only; nil otherwise.
     private func sceneCore() -> IntRect? {
         if let c = core { return c }
-        var found: IntRect? = nil
-        if retained, ToggleArt.Palette.daySky.premultiplied8.packed >> 24 == 255,
-           ToggleArt.Palette.nightSky.premultiplied8.packed >> 24 == 255 {
-            found = mask().fullRect(throughColumn: trackBounds.x + trackBounds.width / 2)?.intersection(trackInterior)
-            if found?.isEmpty ?? false { found = nil }
-        }
+        let opaqueSkies = ToggleArt.Palette.daySky.premultiplied8.packed >> 24 == 255
+            && ToggleArt.Palette.nightSky.premultiplied8.packed >> 24 == 255
+        let found = retained && opaqueSkies
+            ? mask().fullRect(throughColumn: trackBounds.x + trackBounds.width / 2, within: trackInterior) : nil
         core = .some(found)
         return found
     }

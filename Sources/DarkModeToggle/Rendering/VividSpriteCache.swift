@@ -108,7 +108,7 @@ final class VividSpriteCache: ToggleComposition {
             let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
             let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, ob.width))
             defer { lut.deallocate(); levels.deallocate() }
-            for k in 0..<256 { lut[k] = Self.scale(tint, UInt32(k)) }
+            for k in 0..<256 { lut[k] = Blend.scale(tint, UInt32(k)) }
             let xa = max(0, plane.x - ob.x), xb = min(ob.width, plane.maxX - ob.x)
             for y in 0..<ob.height {
                 let dst = out.pixels + y * out.stride
@@ -122,15 +122,6 @@ final class VividSpriteCache: ToggleComposition {
             }
         }
         return Sprite(pixmap: out, origin: (ob.x, ob.y))
-    }
-
-    /// A premultiplied colour times k/255, per channel.
-    private static func scale(_ c: UInt32, _ k: UInt32) -> UInt32 {
-        let rb = ((c & 0x00FF_00FF) &* k &+ 0x0080_0080)
-        let ag = (((c &>> 8) & 0x00FF_00FF) &* k &+ 0x0080_0080)
-        let rb2 = ((rb &+ ((rb &>> 8) & 0x00FF_00FF)) &>> 8) & 0x00FF_00FF
-        let ag2 = ((ag &+ ((ag &>> 8) & 0x00FF_00FF)) &>> 8) & 0x00FF_00FF
-        return rb2 | (ag2 &<< 8)
     }
 
     /// Sprites composited in order (src-over) into one sprite covering `bounds`; with
@@ -418,12 +409,10 @@ final class VividSpriteCache: ToggleComposition {
     /// compositions with opaque skies only; nil otherwise.
     private func directCore() -> IntRect? {
         if let c = core { return c }
-        var found: IntRect? = nil
-        if retained, VividArt.Palette.daySky.premultiplied8.packed >> 24 == 255,
-           VividArt.Palette.nightSky.premultiplied8.packed >> 24 == 255 {
-            found = clipPlane().fullRect(throughColumn: innerBounds.x + innerBounds.width / 2)?.intersection(innerBounds)
-            if found?.isEmpty ?? false { found = nil }
-        }
+        let opaqueSkies = VividArt.Palette.daySky.premultiplied8.packed >> 24 == 255
+            && VividArt.Palette.nightSky.premultiplied8.packed >> 24 == 255
+        let found = retained && opaqueSkies
+            ? clipPlane().fullRect(throughColumn: innerBounds.x + innerBounds.width / 2, within: innerBounds) : nil
         core = .some(found)
         return found
     }
