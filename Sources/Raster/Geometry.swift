@@ -139,6 +139,12 @@ public struct IntRect: Equatable, Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
+    /// What is left of this rectangle outside every rectangle of `holes`: disjoint rectangles
+    /// (each hole cuts the pieces left by the ones before it into up to four strips).
+    public func subtracting(_ holes: [IntRect]) -> [IntRect] {
+        holes.reduce(isEmpty ? [] : [self]) { pieces, hole in pieces.flatMap { $0.subtracting(hole) } }
+    }
+
     /// `rects` made pairwise disjoint by merging every two that overlap into their union
     /// (repeatedly: a union can reach a third rectangle), empty ones dropped.
     public static func disjointUnion(_ rects: [IntRect]) -> [IntRect] {

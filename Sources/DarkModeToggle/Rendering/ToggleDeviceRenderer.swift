@@ -244,6 +244,12 @@ public class ToggleDeviceRenderer {
         return kept
     }
 
+    /// A rectangle whose pixels the kept composition draws opaquely for `frame`, whatever lies
+    /// under it (`ToggleStyleRenderer.opaqueCore`); nil before the kept composition exists.
+    public func opaqueCore(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect? {
+        composition?.opaqueCore(frame)?.offsetBy(dx: origin.x, dy: origin.y)
+    }
+
     /// Draws the component with its top-left at device `origin`: with the kept composition
     /// (`cached`), or with one that rasterizes every piece for this frame (the same pixels).
     public func draw(_ frame: ToggleFrame, on canvas: Canvas, origin: (x: Int, y: Int), cached: Bool = true) {
@@ -273,6 +279,9 @@ protocol ToggleComposition: AnyObject {
     /// Takes over the pieces `other` (a composition of the same renderer) made that this one
     /// lacks.
     func adopt(_ other: ToggleComposition)
+    /// Where `draw(frame)` puts opaque pixels that nothing under the component shows through,
+    /// for a placement at the origin; nil where the style knows none (e.g. while cross-fading).
+    func opaqueCore(_ frame: ToggleFrame) -> IntRect?
 }
 
 extension ToggleComposition {

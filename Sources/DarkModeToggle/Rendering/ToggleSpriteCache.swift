@@ -272,6 +272,13 @@ final class ToggleSpriteCache: ToggleComposition {
     }
     private var core: IntRect??
 
+    /// At rest, the scene's core: the opaque scene goes straight onto the canvas there, and
+    /// the inner edge and the sun or moon go over it (nothing drawn before it shows through).
+    func opaqueCore(_ frame: ToggleFrame) -> IntRect? {
+        let p = clamp(frame.appearance, 0, 1)
+        return p == 0 || p == 1 ? sceneCore() : nil
+    }
+
     /// The scenes while cross-fading, over the skies' blend `backdrop` where the scene mask is
     /// 255. Inside the track frame's interior, away from every cloud and star, the day scene is
     /// the day sky and the night scene the night sky, so the scenes layer holds one colour

@@ -41,6 +41,11 @@ public protocol ToggleStyleRenderer: AnyObject {
     func endFromScratch()
     /// The device rectangle the component can touch, for any state.
     func bounds(origin: (x: Int, y: Int)) -> IntRect
+    /// A device rectangle the component covers opaquely when its kept composition draws
+    /// `frame`: its pixels there depend on `frame` alone, not on what lies under it (so a page
+    /// whose colour changes need not redraw them). Nil when the style knows none for this frame,
+    /// or the kept composition has not drawn yet.
+    func opaqueCore(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect?
     /// The device rectangle that changes between two frames (empty when they are equal).
     func dirtyBounds(from old: ToggleFrame?, to new: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect
     /// The device rectangles that change between two frames (none when they draw the same);

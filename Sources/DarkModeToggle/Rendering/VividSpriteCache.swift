@@ -418,6 +418,13 @@ final class VividSpriteCache: ToggleComposition {
     }
     private var core: IntRect??
 
+    /// At rest, the inner layer's direct core: the opaque inner layer goes straight onto the
+    /// canvas there (over the outer shadows), the border and the sun or moon over it.
+    func opaqueCore(_ frame: ToggleFrame) -> IntRect? {
+        let p = clamp(frame.appearance, 0, 1)
+        return (p == 0 || p == 1) && !renderer.composesTheLongWay ? directCore() : nil
+    }
+
     /// The pieces `frame` needs in three independent parts: part 0 the outer shadows (the
     /// capsule's and the leaves' blurs), part 1 the capsule's coverage, the halo, the cloud
     /// banks and the border, part 2 the visible sun and moon. A cloud bank's leaf is rasterized

@@ -577,8 +577,9 @@ public final class KioskApp {
                             darknessWeight: Int(weight), backgroundGeneration: images?.generation ?? 0)
         let toggles = [toggleFrameState(0, at: time), toggleFrameState(1, at: time)]
         var dirty: [IntRect] = []
-        if !incremental || key != shownStatic {
-            dirty = [frame.bounds]
+        let pageRedrawn = !incremental || key != shownStatic
+        if pageRedrawn {
+            dirty = pageDirtyRects(key, toggles)
         } else {
             let changed = (0..<2).flatMap { i in
                 toggles[i] == shownToggles[i] ? []
@@ -658,11 +659,36 @@ public final class KioskApp {
         shownToggles = toggles
         if options.showFPS {
             let page = colors[.pageBackground].premultiplied8.packed
-            let r = fps.draw(on: canvas, page: page, force: !dirty.isEmpty && dirty[0] == frame.bounds)
-            if !r.isEmpty, !(dirty.first.map { $0.contains(r) } ?? false) { dirty.append(r) }
+            let r = fps.draw(on: canvas, page: page, force: pageRedrawn)
+            dirty += r.subtracting(dirty)   // what the rectangles drawn do not cover yet
             if !r.isEmpty { present?(r) }
         }
         return dirty
+    }
+
+    /// What a frame that redraws the page (its colours cross-fade, the button's text changes)
+    /// must draw: the whole page, except each toggle's opaque core (`opaqueCore`, at rest),
+    /// where the toggle's pixels depend only on its frame, as shown and as now; inside a core
+    /// only what the toggle itself changes (a twinkling star, a drifting cloud). The whole page
+    /// after `invalidate`, on a new layout, or with a focus ring showing (it may cross a
+    /// toggle). Disjoint rectangles; the frame equals a whole-page redraw (tested).
+    private func pageDirtyRects(_ key: StaticKey, _ toggles: [ToggleFrame]) -> [IntRect] {
+        guard incremental, let shown = shownStatic, shown.layout == key.layout, shown.focus == nil, key.focus == nil else {
+            return [frame.bounds]
+        }
+        var cores: [IntRect] = [], inside: [IntRect] = []
+        for i in 0..<2 {
+            let o = layout.origin(of: i == 0 ? .original : .vivid)
+            guard let old = shownToggles[i], let before = renderers[i].opaqueCore(old, origin: o),
+                  let now = renderers[i].opaqueCore(toggles[i], origin: o) else { continue }
+            var core = before.intersection(now).intersection(frame.bounds)
+            // The FPS overlay repaints its panel whole: never inside a core.
+            if options.showFPS { core = core.subtracting(fps.bounds).max { $0.area < $1.area } ?? .zero }
+            guard !core.isEmpty else { continue }
+            cores.append(core)
+            inside += renderers[i].dirtyRects(from: old, to: toggles[i], origin: o).map { $0.intersection(core) }
+        }
+        return frame.bounds.subtracting(cores) + IntRect.disjointUnion(IntRect.clustered(inside))
     }
 
     /// The canvas lane `lane` draws with.
