@@ -279,18 +279,19 @@ final class ToggleSpriteCache: ToggleComposition {
         return p == 0 || p == 1 ? sceneCore() : nil
     }
 
-    /// The scenes through `sceneMask`: the scene mask, at rest, or while cross-fading the
-    /// scene mask over the skies' blend. Inside the track frame's interior, away from every
-    /// cloud and star, the day scene is the day sky and the night scene the night sky, so the
-    /// scenes layer holds one colour there: it is composited as that colour
-    /// (`Canvas.drawUniform`, the bytes of compositing the layer), and the layers are drawn
-    /// only in the rectangles around the clouds, the stars and the frame's anti-aliased rim.
+    /// The scenes while cross-fading, over the skies' blend `backdrop` where the scene mask is
+    /// 255. Inside the track frame's interior, away from every cloud and star, the day scene is
+    /// the day sky and the night scene the night sky, so the scenes layer holds one colour
+    /// there: it is composited as that colour (`Canvas.drawUniform`, the bytes of compositing
+    /// the layer), and the layers are drawn only in the rectangles around the clouds, the stars
+    /// and the frame's anti-aliased rim.
     private func drawScenesAroundPlainSky(_ frame: ToggleFrame, appearance p: Double, on canvas: Canvas,
-                                          at o: (x: Int, y: Int), mask sceneMask: LayerMask) {
+                                          at o: (x: Int, y: Int), backdrop: UInt32) {
         let r = renderer
         let track = trackBounds.offsetBy(dx: o.x, dy: o.y), interior = trackInterior.offsetBy(dx: o.x, dy: o.y)
         let clip = canvas.clip
         let drawable = canvas.drawableBounds.intersection(track)
+        let sceneMask = LayerMask.planeOverBackdrop(mask(), offset: o, backdrop: backdrop)
         // Nothing to draw (a band away from the toggle, or `prepare`'s probe): the long way,
         // which draws nothing but looks up every piece, so that a probe makes them all.
         guard !drawable.isEmpty else {
@@ -388,27 +389,21 @@ final class ToggleSpriteCache: ToggleComposition {
         }
         if let skies {
             let backdrop = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
-            drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o,
-                                     mask: .planeOverBackdrop(mask(), offset: o, backdrop: backdrop))
-        } else if atRest {
+            drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, backdrop: backdrop)
+        } else if atRest, let core = sceneCore()?.offsetBy(dx: o.x, dy: o.y), !canvas.drawableBounds.intersection(core).isEmpty {
             // At rest the scene is opaque where the mask is 255: drawn straight onto the canvas
-            // there (`sceneCore`), through the mask around it (only the pieces the clip reaches:
-            // each repeats the layer's setup), its plain sky as one colour.
-            let sceneMask = LayerMask.plane(mask(), offset: o)
-            if let core = sceneCore()?.offsetBy(dx: o.x, dy: o.y), !canvas.drawableBounds.intersection(core).isEmpty {
-                let clip = canvas.clip
-                for strip in trackBounds.offsetBy(dx: o.x, dy: o.y).subtracting(core)
-                where !canvas.drawableBounds.intersection(strip).isEmpty {
-                    canvas.clip = clip.intersection(strip)
-                    drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, mask: sceneMask)
-                    canvas.clip = clip
-                }
-                canvas.clip = clip.intersection(core)
-                drawScenes(frame, appearance: p, on: canvas, at: o, mask: nil)
+            // there, as a layer around it (only the pieces the clip reaches: each repeats the
+            // layer's setup).
+            let clip = canvas.clip
+            for strip in trackBounds.offsetBy(dx: o.x, dy: o.y).subtracting(core)
+            where !canvas.drawableBounds.intersection(strip).isEmpty {
+                canvas.clip = clip.intersection(strip)
+                drawScenes(frame, appearance: p, on: canvas, at: o, mask: .plane(mask(), offset: o))
                 canvas.clip = clip
-            } else {
-                drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, mask: sceneMask)
             }
+            canvas.clip = clip.intersection(core)
+            drawScenes(frame, appearance: p, on: canvas, at: o, mask: nil)
+            canvas.clip = clip
         } else {
             drawScenes(frame, appearance: p, on: canvas, at: o, mask: .plane(mask(), offset: o))
         }
