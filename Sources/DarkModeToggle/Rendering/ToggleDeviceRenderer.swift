@@ -245,9 +245,12 @@ public class ToggleDeviceRenderer {
     }
 
     /// A rectangle whose pixels the kept composition draws opaquely for `frame`, whatever lies
-    /// under it (`ToggleStyleRenderer.opaqueCore`); nil before the kept composition exists.
+    /// under it (`ToggleStyleRenderer.opaqueCore`): its resting core, at rest only; nil
+    /// before the kept composition exists.
     public func opaqueCore(_ frame: ToggleFrame, origin: (x: Int, y: Int)) -> IntRect? {
-        composition?.opaqueCore(frame)?.offsetBy(dx: origin.x, dy: origin.y)
+        let p = clamp(frame.appearance, 0, 1)
+        guard p == 0 || p == 1 else { return nil }
+        return composition?.restingCore()?.offsetBy(dx: origin.x, dy: origin.y)
     }
 
     /// Draws the component with its top-left at device `origin`: with the kept composition
@@ -279,9 +282,10 @@ protocol ToggleComposition: AnyObject {
     /// Takes over the pieces `other` (a composition of the same renderer) made that this one
     /// lacks.
     func adopt(_ other: ToggleComposition)
-    /// Where `draw(frame)` puts opaque pixels that nothing under the component shows through,
-    /// for a placement at the origin; nil where the style knows none (e.g. while cross-fading).
-    func opaqueCore(_ frame: ToggleFrame) -> IntRect?
+    /// Where `draw` puts, at rest, opaque pixels that nothing under the component shows
+    /// through, for a placement at the origin (drawn straight onto the canvas there); nil where
+    /// the style knows none.
+    func restingCore() -> IntRect?
 }
 
 extension ToggleComposition {

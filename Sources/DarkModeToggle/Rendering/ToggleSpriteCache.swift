@@ -259,9 +259,10 @@ final class ToggleSpriteCache: ToggleComposition {
 
     /// Where the scene mask is 255 across its straight section and the track frame covers
     /// every pixel (origin 0, 0): at rest the scene there is opaque (an opaque sky first, then
-    /// clouds or stars over it) and composites as itself. Kept compositions with opaque skies
+    /// clouds or stars over it) and composites as itself; the inner edge and the sun or moon go
+    /// over it, and nothing drawn before it shows through. Kept compositions with opaque skies
     /// only; nil otherwise.
-    private func sceneCore() -> IntRect? {
+    func restingCore() -> IntRect? {
         if let c = core { return c }
         let opaqueSkies = ToggleArt.Palette.daySky.premultiplied8.packed >> 24 == 255
             && ToggleArt.Palette.nightSky.premultiplied8.packed >> 24 == 255
@@ -271,13 +272,6 @@ final class ToggleSpriteCache: ToggleComposition {
         return found
     }
     private var core: IntRect??
-
-    /// At rest, the scene's core: the opaque scene goes straight onto the canvas there, and
-    /// the inner edge and the sun or moon go over it (nothing drawn before it shows through).
-    func opaqueCore(_ frame: ToggleFrame) -> IntRect? {
-        let p = clamp(frame.appearance, 0, 1)
-        return p == 0 || p == 1 ? sceneCore() : nil
-    }
 
     /// The scenes while cross-fading, over the skies' blend `backdrop` where the scene mask is
     /// 255. Inside the track frame's interior, away from every cloud and star, the day scene is
@@ -390,7 +384,7 @@ final class ToggleSpriteCache: ToggleComposition {
         if let skies {
             let backdrop = Blend.over(Blend.scale(skies.night, Canvas.opacityLevel(p)), skies.day)
             drawScenesAroundPlainSky(frame, appearance: p, on: canvas, at: o, backdrop: backdrop)
-        } else if atRest, let core = sceneCore()?.offsetBy(dx: o.x, dy: o.y), !canvas.drawableBounds.intersection(core).isEmpty {
+        } else if atRest, let core = restingCore()?.offsetBy(dx: o.x, dy: o.y), !canvas.drawableBounds.intersection(core).isEmpty {
             // At rest the scene is opaque where the mask is 255: drawn straight onto the canvas
             // there, as a layer around it (only the pieces the clip reaches: each repeats the
             // layer's setup).

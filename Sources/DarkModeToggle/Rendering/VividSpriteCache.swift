@@ -405,9 +405,11 @@ final class VividSpriteCache: ToggleComposition {
 
     /// Where the capsule's coverage is 255 across its straight section, relative to the
     /// component's origin: a rectangle in which the inner layer, opaque from its first fill
-    /// (an opaque sky, or the table of the opaque skies), composites as itself. Kept
-    /// compositions with opaque skies only; nil otherwise.
-    private func directCore() -> IntRect? {
+    /// (an opaque sky, or the table of the opaque skies), composites as itself; the border and
+    /// the sun or moon go over it, and the outer shadows under it do not show through. Kept
+    /// compositions with opaque skies only, drawn the short way; nil otherwise.
+    func restingCore() -> IntRect? {
+        if renderer.composesTheLongWay { return nil }
         if let c = core { return c }
         let opaqueSkies = VividArt.Palette.daySky.premultiplied8.packed >> 24 == 255
             && VividArt.Palette.nightSky.premultiplied8.packed >> 24 == 255
@@ -417,13 +419,6 @@ final class VividSpriteCache: ToggleComposition {
         return found
     }
     private var core: IntRect??
-
-    /// At rest, the inner layer's direct core: the opaque inner layer goes straight onto the
-    /// canvas there (over the outer shadows), the border and the sun or moon over it.
-    func opaqueCore(_ frame: ToggleFrame) -> IntRect? {
-        let p = clamp(frame.appearance, 0, 1)
-        return (p == 0 || p == 1) && !renderer.composesTheLongWay ? directCore() : nil
-    }
 
     /// The pieces `frame` needs in three independent parts: part 0 the outer shadows (the
     /// capsule's and the leaves' blurs), part 1 the capsule's coverage, the halo, the cloud
@@ -491,7 +486,7 @@ final class VividSpriteCache: ToggleComposition {
         // nested layers and tables, made again for each piece, cost more than the composite
         // saved: 0.30 -> 0.31 ms a frame, `bench --raster`.)
         let mask = LayerMask.plane(clipPlane(), offset: o)
-        if p == 0 || p == 1, !renderer.composesTheLongWay, let core = directCore()?.offsetBy(dx: o.x, dy: o.y),
+        if p == 0 || p == 1, let core = restingCore()?.offsetBy(dx: o.x, dy: o.y),
            !canvas.drawableBounds.intersection(core).isEmpty {
             // Each piece repeats the layer's setup: only the pieces the clip reaches (a small
             // dirty rectangle away from the core is drawn as one layer, as before).
