@@ -73,11 +73,19 @@ public enum GaussianBlur {
     /// 16 outputs at a time keep their running sums in registers across all taps (one load, one
     /// multiply and one add per tap and lane, no stores in between), the same operations in the
     /// same order as a tap-by-tap sweep over the whole row.
+    ///
+    /// Flat blocks. A shadow's plane is mostly flat: zero around the shape, one value inside it.
+    /// Where all of a block's 16 outputs read one value `v` under every tap, each of them is the
+    /// same sum `((0 + v·k₀) + v·k₁) + …`, so the block is filled with that sum, computed once
+    /// (`flatSum`) with the operations the lanes would do. The blocks are the ones the sweep
+    /// uses (16 outputs from x = 0), so the outputs left to `convolve` are computed exactly as
+    /// before: the result is the same, bit for bit, as convolving every output.
     private static func separable(_ p: UnsafeMutablePointer<Float>, width w: Int, height h: Int, kernel: [Float],
                                   scratch: UnsafeMutablePointer<Float>) {
         let r = kernel.count / 2
         let copy = scratch                 // w·h
         let padded = scratch + w * h       // w + 2r
+        let blocks = w / flatBlock
         kernel.withUnsafeBufferPointer { kb in
             let k = kb.baseAddress!
             // Rows: out[x] = Σ k[j]·in[x + j − r] over a zero-padded copy of the row, into
@@ -85,14 +93,128 @@ public enum GaussianBlur {
             padded.update(repeating: 0, count: w + 2 * r)
             for y in 0..<h {
                 (padded + r).update(from: p + y * w, count: w)
-                convolve(into: copy + y * w, count: w, kernel: k, taps: 2 * r + 1, source: padded, tapStride: 1)
+                rowPass(into: copy + y * w, width: w, padded: padded, reach: r, kernel: k)
             }
             // Columns, row by row, back into the plane: out[y] = Σ k[j]·in[y + j − r].
+            let flat = FlatColumns(blocks: blocks)
+            defer { flat.release() }
+            flat.start(row: copy)
+            var newest = 0
             for y in 0..<h {
                 let first = max(0, r - y), last = min(2 * r, h - 1 - y + r)
-                convolve(into: p + y * w, count: w, kernel: k + first, taps: last - first + 1,
-                         source: copy + (y + first - r) * w, tapStride: w)
+                let top = y + first - r, bottom = y + last - r
+                while newest < bottom {
+                    newest += 1
+                    flat.extend(row: copy + newest * w, index: newest)
+                }
+                let out = p + y * w, source = copy + top * w
+                var done = 0, b = 0
+                while b < blocks {
+                    guard flat.since[b] <= top else { b &+= 1; continue }
+                    let v = flat.value[b]
+                    var e = b &+ 1
+                    while e < blocks && flat.since[e] <= top && flat.value[e] == v { e &+= 1 }
+                    let x0 = b * flatBlock, x1 = e * flatBlock
+                    convolve(into: out + done, count: x0 - done, kernel: k + first, taps: last - first + 1,
+                             source: source + done, tapStride: w)
+                    (out + x0).update(repeating: flatSum(v, kernel: k + first, taps: last - first + 1), count: x1 - x0)
+                    done = x1
+                    b = e
+                }
+                let tail = lastBlock(from: done, width: w)
+                convolve(into: out + tail, count: w - tail, kernel: k + first, taps: last - first + 1,
+                         source: source + tail, tapStride: w)
             }
+        }
+    }
+
+    /// The outputs `convolve` computes together, and the unit of a flat block.
+    static let flatBlock = SIMD16<Float>.scalarCount
+
+    /// One row of the row pass: the outputs whose windows lie in a run of one value, in whole
+    /// blocks, are that value's `flatSum`; the rest are convolved.
+    @inline(__always)
+    private static func rowPass(into out: UnsafeMutablePointer<Float>, width w: Int, padded: UnsafePointer<Float>,
+                                reach r: Int, kernel k: UnsafePointer<Float>) {
+        let n = w + 2 * r, taps = 2 * r + 1
+        var done = 0, i = 0
+        while i < n {
+            let v = padded[i]
+            var e = i &+ 1
+            while e < n && padded[e] == v { e &+= 1 }
+            // Output x reads padded[x ... x + 2r]: inside the run for i ≤ x < e − 2r.
+            let x0 = (i + flatBlock - 1) / flatBlock * flatBlock
+            let end = e - 2 * r
+            if end - x0 >= flatBlock {
+                let x1 = end / flatBlock * flatBlock
+                convolve(into: out + done, count: x0 - done, kernel: k, taps: taps, source: padded + done, tapStride: 1)
+                (out + x0).update(repeating: flatSum(v, kernel: k, taps: taps), count: x1 - x0)
+                done = x1
+            }
+            i = e
+        }
+        let tail = lastBlock(from: done, width: w)
+        convolve(into: out + tail, count: w - tail, kernel: k, taps: taps, source: padded + tail, tapStride: 1)
+    }
+
+    /// Where to convolve a row's outputs from `done` to its end: earlier than `done` when fewer
+    /// than a block are left, so that they are one block of lanes, not one by one. The outputs
+    /// it takes again lie in filled flat blocks, and convolving gives their value again.
+    @inline(__always)
+    private static func lastBlock(from done: Int, width w: Int) -> Int {
+        w - done < flatBlock && w > done ? max(0, w - flatBlock) : done
+    }
+
+    /// `((0 + v·k₀) + v·k₁) + …`: what `convolve` computes for an output whose taps all read `v`.
+    @inline(__always)
+    static func flatSum(_ v: Float, kernel k: UnsafePointer<Float>, taps: Int) -> Float {
+        var acc: Float = 0
+        for j in 0..<taps { acc = acc + v * k[j] }
+        return acc
+    }
+
+    /// Per block of `flatBlock` columns of the row pass's output: since which row all its values
+    /// have been one value (`Int.max` while the newest row's block holds two values).
+    private struct FlatColumns {
+        typealias Block = SIMD16<Float>
+        let since: UnsafeMutablePointer<Int>
+        let value: UnsafeMutablePointer<Float>
+        let blocks: Int
+
+        init(blocks: Int) {
+            self.blocks = blocks
+            since = .allocate(capacity: max(1, blocks))
+            value = .allocate(capacity: max(1, blocks))
+        }
+
+        func release() { since.deallocate(); value.deallocate() }
+
+        func start(row: UnsafePointer<Float>) {
+            for b in 0..<blocks { restart(b, row: row, index: 0) }
+        }
+
+        /// Takes row `index` (the row after the last one taken) into each block's run.
+        func extend(row: UnsafePointer<Float>, index: Int) {
+            for b in 0..<blocks {
+                if since[b] != Int.max, all(load(row, b) .== Block(repeating: value[b])) { continue }
+                restart(b, row: row, index: index)
+            }
+        }
+
+        @inline(__always)
+        private func restart(_ b: Int, row: UnsafePointer<Float>, index: Int) {
+            let v = row[b * Block.scalarCount]
+            if all(load(row, b) .== Block(repeating: v)) {
+                since[b] = index
+                value[b] = v
+            } else {
+                since[b] = Int.max
+            }
+        }
+
+        @inline(__always)
+        private func load(_ row: UnsafePointer<Float>, _ b: Int) -> Block {
+            UnsafeRawPointer(row + b * Block.scalarCount).loadUnaligned(as: Block.self)
         }
     }
 
@@ -111,6 +233,18 @@ public enum GaussianBlur {
             }
             UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
             x &+= lanes
+        }
+        if x < w && w >= lanes {
+            // The last few outputs as the block ending at the last one: it computes some
+            // outputs again, each with the same operations and so the same value.
+            x = w &- lanes
+            var acc = Block(repeating: 0)
+            for j in 0..<taps {
+                let v = UnsafeRawPointer(source + (j &* tapStride &+ x)).loadUnaligned(as: Block.self)
+                acc = acc + v * Block(repeating: k[j])
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
+            return
         }
         while x < w {
             var acc: Float = 0

@@ -6,8 +6,10 @@ public final class LayerPool {
 
     public init() {}
 
-    /// A transparent pixmap of the given size, reusing pooled memory when possible.
-    public func take(width: Int, height: Int) -> Pixmap {
+    /// A transparent pixmap of the given size, reusing pooled memory when possible; with
+    /// `cleared: false`, pooled memory keeps whatever it held (for a caller that writes every
+    /// pixel).
+    public func take(width: Int, height: Int, cleared: Bool = true) -> Pixmap {
         let needed = width * height
         // Prefer the smallest pooled pixmap that is big enough; else grow the largest.
         var best: Int? = nil
@@ -17,7 +19,7 @@ public final class LayerPool {
         if let i = best ?? free.indices.max(by: { free[$0].capacityPixels < free[$1].capacityPixels }) {
             let p = free.remove(at: i)
             if p.capacityPixels < needed { allocations += 1 }
-            p.reset(width: width, height: height)
+            p.reset(width: width, height: height, cleared: cleared)
             return p
         }
         allocations += 1

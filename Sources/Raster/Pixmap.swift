@@ -26,8 +26,10 @@ public final class Pixmap {
 
     deinit { pixels.deallocate() }
 
-    /// Changes the size, reusing the memory when it is large enough; contents become transparent.
-    public func reset(width: Int, height: Int) {
+    /// Changes the size, reusing the memory when it is large enough; contents become
+    /// transparent, or are left as they are with `cleared: false` (for a caller that writes
+    /// every pixel).
+    public func reset(width: Int, height: Int, cleared: Bool = true) {
         precondition(width >= 0 && height >= 0, "pixmap size must not be negative")
         let needed = max(1, width * height)
         if needed > capacity {
@@ -38,7 +40,7 @@ public final class Pixmap {
         self.width = width
         self.height = height
         self.stride = width
-        pixels.update(repeating: 0, count: needed)
+        if cleared { pixels.update(repeating: 0, count: needed) }
     }
 
     /// How many pixels the current allocation can hold without growing.

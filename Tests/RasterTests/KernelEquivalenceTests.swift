@@ -153,6 +153,49 @@ import RasterReference
             #expect(a.map(\.bitPattern) == b.map(\.bitPattern), "sigma \(sigma) \(w)x\(h)")
         }
     }
+
+    /// Planes like a shadow's: flat zero around shapes, flat values inside them (one, and
+    /// other values), edges on and off the 16-output blocks the blur fills when flat, rows and
+    /// columns that are flat for part of a window, and a little noise. Random planes (above)
+    /// are rarely flat; these are mostly flat, so they test the filled blocks.
+    @Test(arguments: [0.7, 3.2, 7.9, 8.0, 8.42, 13.5, 21.06, 35.2])
+    func blurOfFlatRegionsMatchesTheReferenceBitForBit(sigma: Double) {
+        var rng = SeededRandom(seed: UInt64(sigma * 1000) + 5)
+        for (w, h) in [(160, 96), (203, 131), (47, 300), (16, 16), (33, 40)] {
+            var plane = [Float](repeating: 0, count: w * h)
+            // Rectangles of one value, some overlapping, some touching block boundaries.
+            for _ in 0..<6 {
+                let x0 = Int(rng.next() % UInt64(w)), y0 = Int(rng.next() % UInt64(h))
+                let x1 = min(w, x0 + 1 + Int(rng.next() % UInt64(w))), y1 = min(h, y0 + 1 + Int(rng.next() % UInt64(h)))
+                let v: Float = [1, 1, 0.5, Float(rng.unit()), 0][Int(rng.next() % 5)]
+                for y in y0..<y1 { for x in x0..<x1 { plane[y * w + x] = v } }
+            }
+            // A disc's coverage (anti-aliased rim, flat inside).
+            let grid = coverageGrid(Path.circle(center: Point(Double(w) * 0.6, Double(h) * 0.4), radius: Double(min(w, h)) * 0.3),
+                                    width: w, height: h)
+            for i in 0..<(w * h) where grid[i] > 0 { plane[i] = Float(grid[i]) * (1 / 255) }
+            // A few lone values.
+            for _ in 0..<3 { plane[Int(rng.next() % UInt64(w * h))] = Float(rng.unit()) }
+            var a = plane, b = plane
+            var scratchA: [Float] = [], scratchB: [Float] = []
+            a.withUnsafeMutableBufferPointer { GaussianBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &scratchA) }
+            b.withUnsafeMutableBufferPointer { ReferenceBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &scratchB) }
+            #expect(Self.firstBitDifference(a, b) == nil, "sigma \(sigma) \(w)x\(h)")
+            // All zero stays all zero; one value everywhere blurs as the reference does too.
+            for fill: Float in [0, 0.75] {
+                var c = [Float](repeating: fill, count: w * h), d = c
+                c.withUnsafeMutableBufferPointer { GaussianBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &scratchA) }
+                d.withUnsafeMutableBufferPointer { ReferenceBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &scratchB) }
+                #expect(Self.firstBitDifference(c, d) == nil, "sigma \(sigma) \(w)x\(h) filled with \(fill)")
+            }
+        }
+    }
+
+    /// The first index where two planes' float bits differ, with both values; nil if none.
+    static func firstBitDifference(_ a: [Float], _ b: [Float]) -> (index: Int, got: Float, want: Float)? {
+        guard let i = a.indices.first(where: { a[$0].bitPattern != b[$0].bitPattern }) else { return nil }
+        return (i, a[i], b[i])
+    }
 }
 
 /// The four-pixel lane kernels against the scalar `scale` and `over` they stand for.

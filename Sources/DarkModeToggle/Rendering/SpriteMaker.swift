@@ -19,10 +19,12 @@ final class SpriteMaker {
     }
 
     /// Memory for a piece covering `bounds`: owned when retained, else borrowed from the pool.
-    func newPixmap(_ bounds: IntRect) -> Pixmap {
+    /// Transparent, unless `cleared` is false: then borrowed memory keeps what it held, for a
+    /// caller that writes every pixel.
+    func newPixmap(_ bounds: IntRect, cleared: Bool = true) -> Pixmap {
         made += 1
         if retained { return Pixmap(width: bounds.width, height: bounds.height) }
-        let pix = pool.take(width: bounds.width, height: bounds.height)
+        let pix = pool.take(width: bounds.width, height: bounds.height, cleared: cleared)
         borrowed.append(pix)
         return pix
     }

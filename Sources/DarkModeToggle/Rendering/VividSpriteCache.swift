@@ -85,7 +85,7 @@ final class VividSpriteCache: ToggleComposition {
         let w = plane.width, h = plane.height
         if planeScratch.count < w * h { planeScratch = [Float](repeating: 0, count: max(1, w * h)) }
         let ob = (cut ?? full).intersection(plane)
-        let out = maker.newPixmap(ob)
+        let out = maker.newPixmap(ob, cleared: false)     // every row is written below
         let tint = art.color.premultiplied8.packed
         let sp = src.pixmap
         planeScratch.withUnsafeMutableBufferPointer { vb in
@@ -128,7 +128,6 @@ final class VividSpriteCache: ToggleComposition {
     /// `cutInterior`, pixels where the capsule is opaque are cleared afterwards.
     private func stack(_ bounds: IntRect, _ parts: [(Sprite, Double)], cutInterior: Bool) -> Sprite {
         let pix = maker.newPixmap(bounds)
-        pix.clear()
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (bounds.x, bounds.y))
         for (s, a) in parts { c.draw(s, opacity: a) }
