@@ -224,26 +224,25 @@ public enum GaussianBlur {
                                  taps: Int, source: UnsafePointer<Float>, tapStride: Int) {
         typealias Block = SIMD16<Float>
         let lanes = Block.scalarCount
+        /// Outputs x ..< x + 16 in lanes.
+        @inline(__always) func block(_ x: Int) {
+            var acc = Block(repeating: 0)
+            for j in 0..<taps {
+                let v = UnsafeRawPointer(source + (j &* tapStride &+ x)).loadUnaligned(as: Block.self)
+                acc = acc + v * Block(repeating: k[j])
+            }
+            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
+        }
         var x = 0
         while x &+ lanes <= w {
-            var acc = Block(repeating: 0)
-            for j in 0..<taps {
-                let v = UnsafeRawPointer(source + (j &* tapStride &+ x)).loadUnaligned(as: Block.self)
-                acc = acc + v * Block(repeating: k[j])
-            }
-            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
+            block(x)
             x &+= lanes
         }
-        if x < w && w >= lanes {
+        guard x < w else { return }
+        if w >= lanes {
             // The last few outputs as the block ending at the last one: it computes some
             // outputs again, each with the same operations and so the same value.
-            x = w &- lanes
-            var acc = Block(repeating: 0)
-            for j in 0..<taps {
-                let v = UnsafeRawPointer(source + (j &* tapStride &+ x)).loadUnaligned(as: Block.self)
-                acc = acc + v * Block(repeating: k[j])
-            }
-            UnsafeMutableRawPointer(out + x).storeBytes(of: acc, as: Block.self)
+            block(w &- lanes)
             return
         }
         while x < w {
