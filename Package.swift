@@ -10,6 +10,24 @@ let rasterSettings: [SwiftSetting] = [
     .unsafeFlags(["-O"], .when(configuration: .debug)),
 ]
 
+/// The CPU the code is compiled for. The kiosk is built on the machine it runs on
+/// (scripts/setup-and-run), so on x86-64 every target is compiled for that machine's CPU
+/// (`-target-cpu native`): with AVX2 the pixel kernels work on eight pixels per instruction,
+/// not four. An image built for other machines names their CPU instead, e.g.
+/// `DARKMODE_KIOSK_CPU=x86-64 swift build -c release` (any x86-64), `haswell` (AVX2; valgrind
+/// runs it, which it cannot a build for a CPU with AVX-512). Elsewhere (ARM: NEON's width is
+/// fixed) the compiler's default unless the variable is set. Tests and releases use the same
+/// setting, so the tests check the code the kiosk runs.
+let cpuSettings: [SwiftSetting] = {
+    #if arch(x86_64)
+    let byDefault: String? = "native"
+    #else
+    let byDefault: String? = nil
+    #endif
+    guard let cpu = Context.environment["DARKMODE_KIOSK_CPU"] ?? byDefault, !cpu.isEmpty else { return [] }
+    return [.unsafeFlags(["-target-cpu", cpu])]
+}()
+
 let package = Package(
     name: "DarkModeKiosk",
     products: [
@@ -71,3 +89,7 @@ let package = Package(
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
     ]
 )
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + cpuSettings
+}

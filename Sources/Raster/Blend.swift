@@ -59,6 +59,16 @@ public enum Blend {
     @inlinable @inline(__always)
     static func walkCoverage(_ coverage: UnsafePointer<UInt8>, count: Int,
                              full: (_ start: Int, _ count: Int) -> Void, partial: (_ index: Int) -> Void) {
+        walkCoverage(coverage, count: count, full: full,
+                     mixed: { for j in $0..<($0 &+ 8) { partial(j) } }, partial: partial)
+    }
+
+    /// `walkCoverage`, with each word of eight bytes that mixes values going to `mixed` (its
+    /// start) as a whole; `partial` takes only the row's last pixels after the whole words.
+    @inlinable @inline(__always)
+    static func walkCoverage(_ coverage: UnsafePointer<UInt8>, count: Int,
+                             full: (_ start: Int, _ count: Int) -> Void, mixed: (_ start: Int) -> Void,
+                             partial: (_ index: Int) -> Void) {
         var i = 0
         while i < count {
             if i &+ 8 <= count {
@@ -70,7 +80,7 @@ public enum Blend {
                     continue
                 }
                 if w == 0 { i = runEnd(coverage, from: i &+ 8, count: count, equalTo: 0); continue }
-                for j in i..<(i &+ 8) { partial(j) }
+                mixed(i)
                 i &+= 8
             } else {
                 partial(i)
@@ -105,16 +115,16 @@ public enum Blend {
     }
 
     /// `dst = dst over src` for a row: the source goes behind what is there (a shadow under its
-    /// content), four pixels at a time in lanes (`over4`), the rest one by one.
+    /// content), a block at a time in lanes (`overBlock`), the rest one by one.
     @inlinable
     public static func behindSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int) {
-        let n4 = count & ~3
+        let nb = count & ~(blockWidth &- 1)
         var i = 0
-        while i < n4 {
-            let d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            UnsafeMutableRawPointer(dst + i).storeBytes(of: over4(d, s), as: SIMD4<UInt32>.self)
-            i &+= 4
+        while i < nb {
+            let d = UnsafeRawPointer(dst + i).loadUnaligned(as: Pixels.self)
+            let s = UnsafeRawPointer(source + i).loadUnaligned(as: Pixels.self)
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: overBlock(d, s), as: Pixels.self)
+            i &+= blockWidth
         }
         while i < count { dst[i] = over(dst[i], source[i]); i &+= 1 }
     }
@@ -145,14 +155,14 @@ public enum Blend {
         if color &>> 24 == 255 {
             dst.update(repeating: color, count: count)
         } else {
-            // `over(color, d)`, four pixels at a time in lanes (`overLanes4`), the rest one by one.
-            let c = lanes4(SIMD4<UInt32>(repeating: color))
-            let n4 = count & ~3
+            // `over(color, d)`, a block at a time in lanes (`overLanes`), the rest one by one.
+            let c = lanes(Pixels(repeating: color))
+            let nb = count & ~(blockWidth &- 1)
             var i = 0
-            while i < n4 {
-                let d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
-                UnsafeMutableRawPointer(dst + i).storeBytes(of: overLanes4(rb: c.rb, ag: c.ag, d), as: SIMD4<UInt32>.self)
-                i &+= 4
+            while i < nb {
+                let d = UnsafeRawPointer(dst + i).loadUnaligned(as: Pixels.self)
+                UnsafeMutableRawPointer(dst + i).storeBytes(of: overLanes(rb: c.rb, ag: c.ag, d), as: Pixels.self)
+                i &+= blockWidth
             }
             while i < count { dst[i] = over(color, dst[i]); i &+= 1 }
         }
@@ -203,7 +213,23 @@ public enum Blend {
         }
         walkCoverage(mask, count: count,
                      full: { fullLayer(dst + $0, source: source + $0, count: $1, opacity: opacity) },
+                     mixed: { maskedLayerBlock(dst + $0, source: source + $0, opacity: opacity, mask: mask + $0) },
                      partial: { partialLayer(dst + $0, source[$0], opacity: opacity, mask: UInt32(mask[$0])) })
+    }
+
+    /// `partialLayer` of a block (eight pixels: one word of mask bytes): each source scaled by
+    /// its `k = mask·opacity/255` (the same `div255` rounding, in lanes), then over. With k = 255
+    /// the scale gives the source itself and with k = 0 or a transparent source `dst` stays, so
+    /// this is `partialLayer` pixel for pixel without its tests.
+    @inlinable @inline(__always)
+    static func maskedLayerBlock(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, opacity: UInt32,
+                                 mask: UnsafePointer<UInt8>) {
+        let m = Pixels(truncatingIfNeeded: UnsafeRawPointer(mask).loadUnaligned(as: SIMD8<UInt8>.self))
+        var k = unsafeBitCast(m | (m &<< 16), to: Lanes.self)
+        if opacity != 255 { k = mulDiv255(k, Lanes(repeating: UInt16(opacity))) }
+        let s = UnsafeRawPointer(source).loadUnaligned(as: Pixels.self)
+        let d = UnsafeRawPointer(dst).loadUnaligned(as: Pixels.self)
+        UnsafeMutableRawPointer(dst).storeBytes(of: scaledOverBlock(s, k, d), as: Pixels.self)
     }
 
     /// `dst = over(scale(b, kb), over(scale(a, ka), dst))` for a row: two layers composited one
@@ -211,17 +237,17 @@ public enum Blend {
     @inlinable
     public static func layerPairSpan(_ dst: UnsafeMutablePointer<UInt32>, _ a: UnsafePointer<UInt32>, opacity ka: UInt32,
                                      _ b: UnsafePointer<UInt32>, opacity kb: UInt32, count: Int) {
-        let fa = SIMD8<UInt16>(repeating: UInt16(ka)), fb = SIMD8<UInt16>(repeating: UInt16(kb))
-        let n4 = count & ~3
+        let fa = Lanes(repeating: UInt16(ka)), fb = Lanes(repeating: UInt16(kb))
+        let nb = count & ~(blockWidth &- 1)
         var i = 0
-        while i < n4 {
-            let sa = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            let sb = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            var d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            d = ka == 255 ? over4(sa, d) : scaledOver4(sa, fa, d)
-            d = kb == 255 ? over4(sb, d) : scaledOver4(sb, fb, d)
-            UnsafeMutableRawPointer(dst + i).storeBytes(of: d, as: SIMD4<UInt32>.self)
-            i &+= 4
+        while i < nb {
+            let sa = UnsafeRawPointer(a + i).loadUnaligned(as: Pixels.self)
+            let sb = UnsafeRawPointer(b + i).loadUnaligned(as: Pixels.self)
+            var d = UnsafeRawPointer(dst + i).loadUnaligned(as: Pixels.self)
+            d = ka == 255 ? overBlock(sa, d) : scaledOverBlock(sa, fa, d)
+            d = kb == 255 ? overBlock(sb, d) : scaledOverBlock(sb, fb, d)
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: d, as: Pixels.self)
+            i &+= blockWidth
         }
         while i < count {
             let d = over(ka == 255 ? a[i] : scale(a[i], ka), dst[i])
@@ -239,14 +265,14 @@ public enum Blend {
             dst.update(from: source, count: count)
             return
         }
-        let k = SIMD8<UInt16>(repeating: UInt16(opacity))
-        let n4 = count & ~3
+        let k = Lanes(repeating: UInt16(opacity))
+        let nb = count & ~(blockWidth &- 1)
         var i = 0
-        while i < n4 {
-            let l = lanes4(UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self))
-            UnsafeMutableRawPointer(dst + i).storeBytes(of: pack4(rb: mulDiv255(l.rb, k), ag: mulDiv255(l.ag, k)),
-                                                        as: SIMD4<UInt32>.self)
-            i &+= 4
+        while i < nb {
+            let l = lanes(UnsafeRawPointer(source + i).loadUnaligned(as: Pixels.self))
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: pack(rb: mulDiv255(l.rb, k), ag: mulDiv255(l.ag, k)),
+                                                        as: Pixels.self)
+            i &+= blockWidth
         }
         while i < count { dst[i] = scale(source[i], opacity); i &+= 1 }
     }
@@ -274,15 +300,15 @@ public enum Blend {
     @inlinable @inline(__always)
     static func fullLayer(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                           opacity: UInt32, backdrop: UInt32) {
-        let n4 = count & ~3
+        let nb = count & ~(blockWidth &- 1)
         var i = 0
-        let b = SIMD4<UInt32>(repeating: backdrop)
-        let k = SIMD8<UInt16>(repeating: UInt16(opacity))
-        while i < n4 {
-            let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
-            let out = opacity == 255 ? over4(s, b) : scaledOver4(s, k, b)
-            UnsafeMutableRawPointer(dst + i).storeBytes(of: out, as: SIMD4<UInt32>.self)
-            i &+= 4
+        let b = Pixels(repeating: backdrop)
+        let k = Lanes(repeating: UInt16(opacity))
+        while i < nb {
+            let s = UnsafeRawPointer(source + i).loadUnaligned(as: Pixels.self)
+            let out = opacity == 255 ? overBlock(s, b) : scaledOverBlock(s, k, b)
+            UnsafeMutableRawPointer(dst + i).storeBytes(of: out, as: Pixels.self)
+            i &+= blockWidth
         }
         while i < count {
             dst[i] = over(opacity == 255 ? source[i] : scale(source[i], opacity), backdrop)
@@ -296,93 +322,103 @@ public enum Blend {
     @inlinable @inline(__always)
     static func fullLayer(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                           opacity: UInt32) {
-        // Four pixels at a time in 16-bit lanes (`over4`, `scaledOver4`: the same integer
+        // A block at a time in 16-bit lanes (`overBlock`, `scaledOverBlock`: the same integer
         // arithmetic per channel as `over`/`scale`), the rest one by one.
-        let n4 = count & ~3
+        let nb = count & ~(blockWidth &- 1)
         var i = 0
         if opacity == 255 {
-            while i < n4 {
-                let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
-                let d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
-                UnsafeMutableRawPointer(dst + i).storeBytes(of: over4(s, d), as: SIMD4<UInt32>.self)
-                i &+= 4
+            while i < nb {
+                let s = UnsafeRawPointer(source + i).loadUnaligned(as: Pixels.self)
+                let d = UnsafeRawPointer(dst + i).loadUnaligned(as: Pixels.self)
+                UnsafeMutableRawPointer(dst + i).storeBytes(of: overBlock(s, d), as: Pixels.self)
+                i &+= blockWidth
             }
             while i < count { dst[i] = over(source[i], dst[i]); i &+= 1 }
         } else {
             // Whole-layer opacity: scale, then blend (two roundings, each exact to half a level,
             // so within one level of the exact result; tested against direct drawing).
-            let k = SIMD8<UInt16>(repeating: UInt16(opacity))
-            while i < n4 {
-                let s = UnsafeRawPointer(source + i).loadUnaligned(as: SIMD4<UInt32>.self)
-                let d = UnsafeRawPointer(dst + i).loadUnaligned(as: SIMD4<UInt32>.self)
-                UnsafeMutableRawPointer(dst + i).storeBytes(of: scaledOver4(s, k, d), as: SIMD4<UInt32>.self)
-                i &+= 4
+            let k = Lanes(repeating: UInt16(opacity))
+            while i < nb {
+                let s = UnsafeRawPointer(source + i).loadUnaligned(as: Pixels.self)
+                let d = UnsafeRawPointer(dst + i).loadUnaligned(as: Pixels.self)
+                UnsafeMutableRawPointer(dst + i).storeBytes(of: scaledOverBlock(s, k, d), as: Pixels.self)
+                i &+= blockWidth
             }
             while i < count { dst[i] = over(scale(source[i], opacity), dst[i]); i &+= 1 }
         }
     }
 
-    // MARK: Four pixels in 16-bit lanes
+    // MARK: Blocks of pixels in 16-bit lanes
     //
     // A pixel's channels are split into two pairs, red and blue (`rb`) and green and alpha
     // (`ag`), each channel in the low byte of a 16-bit lane, so one 16-bit multiply scales one
-    // channel of a pixel and eight lanes hold four pixels' pairs.
+    // channel of a pixel and sixteen lanes hold a block's pairs.
 
-    /// The `rb` and `ag` lanes of four pixels.
+    /// A block of the vector kernels: eight pixels, one 256-bit register where the build targets
+    /// AVX2 (Package.swift), two 128-bit registers with SSE2 or NEON. The loops take whole
+    /// blocks and the rest of a row one pixel at a time.
+    public typealias Pixels = SIMD8<UInt32>
+    /// A block's `rb` or `ag` lanes.
+    public typealias Lanes = SIMD16<UInt16>
+    /// Pixels per block.
+    public static let blockWidth = Pixels.scalarCount
+
+    /// The `rb` and `ag` lanes of a block.
     @inlinable @inline(__always)
-    static func lanes4(_ p: SIMD4<UInt32>) -> (rb: SIMD8<UInt16>, ag: SIMD8<UInt16>) {
-        let low = SIMD4<UInt32>(repeating: 0x00FF_00FF)
-        return (unsafeBitCast(p & low, to: SIMD8<UInt16>.self), unsafeBitCast((p &>> 8) & low, to: SIMD8<UInt16>.self))
+    static func lanes(_ p: Pixels) -> (rb: Lanes, ag: Lanes) {
+        let low = Pixels(repeating: 0x00FF_00FF)
+        return (unsafeBitCast(p & low, to: Lanes.self), unsafeBitCast((p &>> 8) & low, to: Lanes.self))
     }
 
-    /// Four pixels from their lanes: the two pairs added at their places in the word, so the
+    /// A block of pixels from its lanes: the two pairs added at their places in the word, so the
     /// result is the word sum the scalar kernels compute (`src &+ scale(dst, inv)`) even when a
     /// lane exceeds 255.
     @inlinable @inline(__always)
-    static func pack4(rb: SIMD8<UInt16>, ag: SIMD8<UInt16>) -> SIMD4<UInt32> {
-        unsafeBitCast(rb, to: SIMD4<UInt32>.self) &+ (unsafeBitCast(ag, to: SIMD4<UInt32>.self) &<< 8)
+    static func pack(rb: Lanes, ag: Lanes) -> Pixels {
+        unsafeBitCast(rb, to: Pixels.self) &+ (unsafeBitCast(ag, to: Pixels.self) &<< 8)
     }
 
-    /// `c·k/255` rounded, per lane (c, k ≤ 255), with `scale`'s rounding: `t = c·k + 128`, then
-    /// `(t·257) >> 16`, which equals `scale`'s `(t + t >> 8) >> 8` for every t < 2¹⁶ (t + ⌊t/256⌋
-    /// is a whole number, so the dropped fraction t mod 256 / 256 cannot carry it over a multiple
-    /// of 256). The high half of a 16-bit multiply: one instruction on SSE2 (`pmulhuw`), a
-    /// widening multiply and a narrowing shift on NEON.
+    /// `c·k/255` rounded, per lane (c, k ≤ 255): `scale`'s own rounding, `t = c·k + 128`, then
+    /// `(t + t >> 8) >> 8`, in the 16-bit lane (no overflow: t ≤ 255·255 + 128 = 65153, so
+    /// t + t >> 8 ≤ 65407). Shifts and adds on whole registers; the form through the high
+    /// half of a widening multiply (`pmulhuw`) takes fewer instructions with SSE2 alone, but
+    /// with AVX2 the compiler splits it into 128-bit halves and takes more.
     @inlinable @inline(__always)
-    static func mulDiv255(_ c: SIMD8<UInt16>, _ k: SIMD8<UInt16>) -> SIMD8<UInt16> {
-        let t = SIMD8<UInt32>(truncatingIfNeeded: c &* k &+ 128) &* 257
-        return SIMD8<UInt16>(truncatingIfNeeded: t &>> 16)
+    static func mulDiv255(_ c: Lanes, _ k: Lanes) -> Lanes {
+        let t = c &* k &+ 128
+        return (t &+ (t &>> 8)) &>> 8
     }
 
-    /// `255 − alpha` of four pixels given their `ag` lanes, in both lanes of each pixel (the
-    /// factor `mulDiv255` scales a destination's pairs by).
+    /// `255 − alpha` of a block given its `ag` lanes, in both lanes of each pixel (the
+    /// factor `mulDiv255` scales a destination's pairs by): `0x00FF00FF − (a | a << 16)`, no
+    /// borrow since a ≤ 255 (a form the compiler keeps in a shift, an or and a subtract).
     @inlinable @inline(__always)
-    static func inverseAlpha4(_ ag: SIMD8<UInt16>) -> SIMD8<UInt16> {
-        let inv = SIMD4<UInt32>(repeating: 255) &- (unsafeBitCast(ag, to: SIMD4<UInt32>.self) &>> 16)
-        return unsafeBitCast(inv | (inv &<< 16), to: SIMD8<UInt16>.self)
+    static func inverseAlpha(_ ag: Lanes) -> Lanes {
+        let a = unsafeBitCast(ag, to: Pixels.self) &>> 16
+        return unsafeBitCast(Pixels(repeating: 0x00FF_00FF) &- (a | (a &<< 16)), to: Lanes.self)
     }
 
-    /// `over` of four sources given as lanes onto four destination pixels.
+    /// `over` of a block of sources given as lanes onto a block of destination pixels.
     @inlinable @inline(__always)
-    static func overLanes4(rb: SIMD8<UInt16>, ag: SIMD8<UInt16>, _ d: SIMD4<UInt32>) -> SIMD4<UInt32> {
-        let f = inverseAlpha4(ag)
-        let dst = lanes4(d)
-        return pack4(rb: rb &+ mulDiv255(dst.rb, f), ag: ag &+ mulDiv255(dst.ag, f))
+    static func overLanes(rb: Lanes, ag: Lanes, _ d: Pixels) -> Pixels {
+        let f = inverseAlpha(ag)
+        let dst = lanes(d)
+        return pack(rb: rb &+ mulDiv255(dst.rb, f), ag: ag &+ mulDiv255(dst.ag, f))
     }
 
-    /// `over` of four pixels: `src + scale(dst, 255 − src.a)` with the same word additions.
+    /// `over` of a block: `src + scale(dst, 255 − src.a)` with the same word additions.
     @inlinable @inline(__always)
-    static func over4(_ s: SIMD4<UInt32>, _ d: SIMD4<UInt32>) -> SIMD4<UInt32> {
-        let l = lanes4(s)
-        return overLanes4(rb: l.rb, ag: l.ag, d)
+    static func overBlock(_ s: Pixels, _ d: Pixels) -> Pixels {
+        let l = lanes(s)
+        return overLanes(rb: l.rb, ag: l.ag, d)
     }
 
-    /// `over(scale(s, k), d)` of four pixels, the scaled source kept in lanes between the two
+    /// `over(scale(s, k), d)` of a block, the scaled source kept in lanes between the two
     /// steps (the same two roundings as the scalar pair).
     @inlinable @inline(__always)
-    static func scaledOver4(_ s: SIMD4<UInt32>, _ k: SIMD8<UInt16>, _ d: SIMD4<UInt32>) -> SIMD4<UInt32> {
-        let l = lanes4(s)
-        return overLanes4(rb: mulDiv255(l.rb, k), ag: mulDiv255(l.ag, k), d)
+    static func scaledOverBlock(_ s: Pixels, _ k: Lanes, _ d: Pixels) -> Pixels {
+        let l = lanes(s)
+        return overLanes(rb: mulDiv255(l.rb, k), ag: mulDiv255(l.ag, k), d)
     }
 
     /// `dst = src over color` for a row: a layer composited onto a solid fill in one write per

@@ -198,14 +198,14 @@ import RasterReference
     }
 }
 
-/// The four-pixel lane kernels against the scalar `scale` and `over` they stand for.
+/// The block kernels (16-bit lanes) against the scalar `scale` and `over` they stand for.
 @Suite struct LaneKernelTests {
     @Test func mulDiv255RoundsAsScaleForEveryChannelAndFactor() {
         for k in 0...255 {
-            for c0 in stride(from: 0, through: 255, by: 8) {
-                let c = SIMD8<UInt16>((0..<8).map { UInt16(c0 + $0) })
-                let got = Blend.mulDiv255(c, SIMD8<UInt16>(repeating: UInt16(k)))
-                for j in 0..<8 {
+            for c0 in stride(from: 0, through: 255, by: 16) {
+                let c = Blend.Lanes((0..<16).map { UInt16(c0 + $0) })
+                let got = Blend.mulDiv255(c, Blend.Lanes(repeating: UInt16(k)))
+                for j in 0..<16 {
                     // `scale` of a pixel whose red channel is c: its red channel.
                     #expect(UInt32(got[j]) == Blend.scale(UInt32(c0 + j), UInt32(k)) & 0xFF, "c=\(c0 + j) k=\(k)")
                 }
@@ -213,15 +213,15 @@ import RasterReference
         }
     }
 
-    @Test func fourPixelOverAndScaledOverMatchTheScalarKernels() {
+    @Test func blockOverAndScaledOverMatchTheScalarKernels() {
         var rng = SeededRandom(seed: 29)
         for round in 0..<20_000 {
             // Any words, premultiplied or not (the scalar kernels' word sums carry over lanes).
             func word() -> UInt32 { round % 2 == 0 ? KernelEquivalenceTests.pixel(&rng) : UInt32(truncatingIfNeeded: rng.next()) }
-            let s = SIMD4<UInt32>(word(), word(), word(), word()), d = SIMD4<UInt32>(word(), word(), word(), word())
+            let s = Blend.Pixels((0..<Blend.blockWidth).map { _ in word() }), d = Blend.Pixels((0..<Blend.blockWidth).map { _ in word() })
             let k = UInt32(rng.next() % 256)
-            let over = Blend.over4(s, d), scaled = Blend.scaledOver4(s, SIMD8<UInt16>(repeating: UInt16(k)), d)
-            for j in 0..<4 {
+            let over = Blend.overBlock(s, d), scaled = Blend.scaledOverBlock(s, Blend.Lanes(repeating: UInt16(k)), d)
+            for j in 0..<Blend.blockWidth {
                 #expect(over[j] == Blend.over(s[j], d[j]))
                 #expect(scaled[j] == Blend.over(Blend.scale(s[j], k), d[j]))
             }
