@@ -213,6 +213,41 @@ import RasterReference
         }
     }
 
+    @Test func floorDiv255IsTheQuotientForEveryLaneValueItTakes() {
+        for t0 in stride(from: 0, through: 65152, by: 16) {
+            let t = Blend.Lanes((0..<16).map { UInt16(min(t0 + $0, 65152)) })
+            let q = Blend.floorDiv255(t)
+            for j in 0..<16 where q[j] != t[j] / 255 {
+                Issue.record("t=\(t[j]): \(q[j]) instead of \(t[j] / 255)")
+            }
+        }
+    }
+
+    /// Every channel value of an opaque colour, every coverage, every backdrop value.
+    @Test func opaqueSolidBlockMatchesPartialSolidEverywhere() {
+        var got = [UInt32](repeating: 0, count: 8), want = got
+        for s in 0..<256 {
+            let color = 0xFF00_0000 | UInt32(s) | UInt32(255 - s) << 8 | UInt32((s &* 7) & 255) << 16
+            let lanes = Blend.lanes(Blend.Pixels(repeating: color))
+            for k in 0..<256 {
+                let coverage = [UInt8](repeating: UInt8(k), count: 8)
+                for d0 in stride(from: 0, to: 256, by: 8) {
+                    for j in 0..<8 {
+                        let d = UInt32(d0 + j)
+                        got[j] = d | (255 - d) << 8 | ((d &* 3) & 255) << 16 | ((d &* 5) & 255) << 24
+                    }
+                    want = got
+                    for j in 0..<8 { Blend.partialSolid(&want[j], color: color, coverage: UInt32(k)) }
+                    coverage.withUnsafeBufferPointer { Blend.opaqueSolidBlock(&got, color: lanes, coverage: $0.baseAddress!) }
+                    if got != want {
+                        Issue.record("color \(String(color, radix: 16)) coverage \(k) backdrop from \(d0): \(got) instead of \(want)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
     @Test func blockOverAndScaledOverMatchTheScalarKernels() {
         var rng = SeededRandom(seed: 29)
         for round in 0..<20_000 {
