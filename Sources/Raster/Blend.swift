@@ -393,8 +393,9 @@ public enum Blend {
     public typealias Pixels = SIMD8<UInt32>
     /// A block's `rb` or `ag` lanes.
     public typealias Lanes = SIMD16<UInt16>
-    /// Pixels per block.
-    public static let blockWidth = Pixels.scalarCount
+    /// Pixels per block (a constant where inlined: a stored `static let` is reached through
+    /// its once-initialised accessor).
+    @inlinable public static var blockWidth: Int { Pixels.scalarCount }
 
     /// The `rb` and `ag` lanes of a block.
     @inlinable @inline(__always)
