@@ -44,6 +44,8 @@ let package = Package(
         .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CWayland", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
+        // The instruction-set extensions a module is compiled for (compiler macros; a header only).
+        .systemLibrary(name: "CBuildCPU"),
 
         // The rasterizer, text on top of it, and the component.
         .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
@@ -69,7 +71,10 @@ let package = Package(
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
         .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus"]),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text", "Threads"]),
+        // Whether this machine has what the build was compiled for, checked first thing (compiled
+        // for plain x86-64: see `cpuSettings`).
+        .target(name: "BuildCPU"),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text", "Threads"]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
         // The pre-optimisation kernels as test oracles: test-only, no code shared with Raster.
@@ -81,7 +86,7 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
@@ -90,6 +95,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .system {
+// Every Swift target but `BuildCPU`, which must run on any CPU to say that this one is not the
+// build's.
+for target in package.targets where target.type != .system && target.name != "BuildCPU" {
     target.swiftSettings = (target.swiftSettings ?? []) + cpuSettings
 }

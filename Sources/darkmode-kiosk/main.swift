@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BuildCPU
+import CBuildCPU
 import KioskEngine
 import KioskSupport
 import KioskTools
@@ -15,6 +17,9 @@ import Threads
 /// The command-line front end: parse, dispatch, map errors to exit statuses (2 bad input,
 /// 1 runtime failure). Never a stack trace for bad input.
 func main() -> Int32 {
+    // Before anything compiled for the build's CPU runs: one clear line, not SIGILL, on a CPU
+    // without the extensions this binary was compiled for.
+    BuildCPU.verify(mask: darkmode_kiosk_build_cpu_features())
     ProcessSetup.start()
     let command: KioskCommand
     do {
@@ -29,6 +34,7 @@ func main() -> Int32 {
             return 0
         case .version:
             StandardOutput.line(KioskVersion.line)
+            StandardOutput.line(BuildCPU.versionLine(mask: darkmode_kiosk_build_cpu_features()))
             return 0
         case .run(let options):
             return try runKiosk(options)
