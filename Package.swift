@@ -11,9 +11,10 @@ let rasterSettings: [SwiftSetting] = [
 ]
 
 /// The CPU the code is compiled for. The kiosk is built on the machine it runs on
-/// (scripts/setup-and-run), so on x86-64 every target is compiled for that machine's CPU
-/// (`-target-cpu native`): with AVX2 the pixel kernels work on eight pixels per instruction,
-/// not four. An image built for other machines names their CPU instead, e.g.
+/// (scripts/setup-and-run), so on x86-64 every target but `BuildCPU` (below) is compiled for
+/// that machine's CPU (`-target-cpu native`): with AVX2 the pixel kernels work on eight
+/// pixels per instruction, not four. An image built for other machines names their CPU
+/// instead, e.g.
 /// `DARKMODE_KIOSK_CPU=x86-64 swift build -c release` (any x86-64) or `haswell` (AVX2; also
 /// what valgrind needs on a CPU with AVX-512, which it cannot run). Elsewhere (ARM: NEON has
 /// one width) the compiler's default unless the variable is set. Tests and releases use the
