@@ -166,13 +166,19 @@ public enum Blend {
     @inlinable @inline(__always)
     static func opaqueSolidBlock(_ dst: UnsafeMutablePointer<UInt32>, color c: (rb: Lanes, ag: Lanes),
                                  coverage: UnsafePointer<UInt8>) {
-        let m = Pixels(truncatingIfNeeded: UnsafeRawPointer(coverage).loadUnaligned(as: SIMD8<UInt8>.self))
-        let k = unsafeBitCast(m | (m &<< 16), to: Lanes.self)
+        let k = coverageLanes(coverage)
         let inv = Lanes(repeating: 255) &- k
         let d = lanes(UnsafeRawPointer(dst).loadUnaligned(as: Pixels.self))
         UnsafeMutableRawPointer(dst).storeBytes(of: pack(rb: floorDiv255(c.rb &* k &+ d.rb &* inv &+ 127),
                                                          ag: floorDiv255(c.ag &* k &+ d.ag &* inv &+ 127)),
                                                 as: Pixels.self)
+    }
+
+    /// A word of eight coverage (or mask) bytes as the factor of each pixel's two lanes.
+    @inlinable @inline(__always)
+    static func coverageLanes(_ p: UnsafePointer<UInt8>) -> Lanes {
+        let m = Pixels(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt8>.self))
+        return unsafeBitCast(m | (m &<< 16), to: Lanes.self)
     }
 
     /// `⌊t / 255⌋` per lane, for t ≤ 65152 (so the sum stays below 2¹⁶): `(t + t >> 8 + 1) >> 8`
@@ -257,8 +263,7 @@ public enum Blend {
     @inlinable @inline(__always)
     static func maskedLayerBlock(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, opacity: UInt32,
                                  mask: UnsafePointer<UInt8>) {
-        let m = Pixels(truncatingIfNeeded: UnsafeRawPointer(mask).loadUnaligned(as: SIMD8<UInt8>.self))
-        var k = unsafeBitCast(m | (m &<< 16), to: Lanes.self)
+        var k = coverageLanes(mask)
         if opacity != 255 { k = mulDiv255(k, Lanes(repeating: UInt16(opacity))) }
         let s = UnsafeRawPointer(source).loadUnaligned(as: Pixels.self)
         let d = UnsafeRawPointer(dst).loadUnaligned(as: Pixels.self)
