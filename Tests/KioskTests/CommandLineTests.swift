@@ -71,11 +71,12 @@ import Testing
         bench.frames = 120
         bench.scenario = .drag
         bench.jsonPath = "out.json"
+        bench.framesJSONPath = "frames.json"
         bench.fullRedraw = true
         bench.raster = true
         bench.lanes = 2
         #expect(try parse(["bench", "--size=1920x1080", "--scale", "2", "--frames", "120", "--scenario", "drag",
-                           "--json", "out.json", "--full-redraw", "--raster", "--threads", "2"]) == .bench(bench))
+                           "--json", "out.json", "--frames-json", "frames.json", "--full-redraw", "--raster", "--threads", "2"]) == .bench(bench))
         #expect(try parse(["bench"]) == .bench(BenchOptions()))
         #expect(BenchScenario.all.expanded == [.ambient, .tap, .drag, .theme, .idle])
         #expect(BenchScenario.idle.expanded == [.idle])

@@ -219,6 +219,36 @@ import Testing
         #expect(columns.count >= 8)
     }
 
+    /// `--frames-json`: every counted frame in order, the same frames the table summarises.
+    @Test func framesJSONHoldsEveryCountedFrame() throws {
+        let dir = TempFolder()
+        var o = BenchOptions()
+        o.size = PixelSize(width: 320, height: 200)
+        o.scale = 1
+        o.frames = 90
+        o.scenario = .theme
+        o.lanes = 1
+        o.framesJSONPath = dir.file("frames.json")
+        var printed: [String] = []
+        try BenchCommand.run(o) { printed.append($0) }
+        let text = try #require(readText(dir.file("frames.json")))
+        let doc = try #require(try StrictJSONParser.parse(text).objectValue)
+        #expect(doc["threads"]?.wholeNumber == 1)
+        let scenario = try #require(doc["scenarios"]?.arrayValue?.first?.objectValue)
+        #expect(scenario["name"]?.stringValue == "theme")
+        let wall = (scenario["wall_ms"]?.arrayValue ?? []).compactMap { $0.doubleValue }
+        let cpu = (scenario["cpu_ms"]?.arrayValue ?? []).compactMap { $0.doubleValue }
+        let pixels = (scenario["pixels"]?.arrayValue ?? []).compactMap { $0.wholeNumber }
+        #expect(wall.count == 90 && cpu.count == 90 && pixels.count == 90)
+        #expect(wall.allSatisfy { $0 > 0 })
+        // A tap every 0.6 s in 1.5 s: the page cross-fades (every pixel) in some frames, not all.
+        #expect(pixels.contains(320 * 200) && pixels.contains { $0 < 320 * 200 })
+        // The table's pixels per frame is these frames' mean.
+        let row = try #require(printed.joined(separator: "\n").split(separator: "\n").first { $0.hasPrefix("theme ") })
+        let columns = row.split(separator: " ")
+        #expect(Int(columns[columns.count - 2]) == Int((Double(pixels.reduce(0, +)) / 90).rounded()))
+    }
+
     @Test func yardstickTimesAFullFrame() {
         let small = BenchRunner.measureYardstick(size: PixelSize(width: 64, height: 64), repetitions: 30)
         let large = BenchRunner.measureYardstick(size: PixelSize(width: 1920, height: 1080), repetitions: 30)

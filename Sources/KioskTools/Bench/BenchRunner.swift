@@ -64,6 +64,15 @@ public struct BenchRunner {
         public var pixelsPerFrame: Double
         /// CPU time / wall time available at 60 fps.
         public var cpuShare: Double
+        /// Every counted frame in order (`bench --frames-json`).
+        public var samples: [FrameSample] = []
+    }
+
+    /// One counted frame: wall and CPU time (milliseconds) and the pixels it changed.
+    public struct FrameSample: Equatable, Sendable {
+        public var wallMs: Double
+        public var cpuMs: Double
+        public var pixels: Int
     }
 
     public func run(_ scenario: BenchScenario, onCommit: @escaping (KioskOutput) -> Void = { _ in }) -> ScenarioResult {
@@ -78,6 +87,8 @@ public struct BenchRunner {
         var wall: [Double] = [], cpu: [Double] = []
         wall.reserveCapacity(frames); cpu.reserveCapacity(frames)
         var pixels = 0
+        var samples: [FrameSample] = []
+        samples.reserveCapacity(frames)
         for i in 0..<(frames + Self.warmUpFrames) {
             // One frame: input delivery, update, render, and the "present" copy.
             let w0 = Clock.monotonic(), c0 = Clock.processCPU()
@@ -85,9 +96,11 @@ public struct BenchRunner {
             let dirty = driver.step(present: { presented.copy($0, from: app.frame) }).dirty
             let w1 = Clock.monotonic(), c1 = Clock.processCPU()
             guard i >= Self.warmUpFrames else { continue }
+            let changed = dirty.reduce(0) { $0 + $1.area }
             wall.append((w1 - w0) * 1000)
             cpu.append((c1 - c0) * 1000)
-            pixels += dirty.reduce(0) { $0 + $1.area }
+            pixels += changed
+            samples.append(FrameSample(wallMs: wall[wall.count - 1], cpuMs: cpu[cpu.count - 1], pixels: changed))
         }
         let sorted = wall.sorted()
         return ScenarioResult(
@@ -97,7 +110,8 @@ public struct BenchRunner {
             cpuP50: median(cpu) ?? 0,
             overBudget: wall.filter { $0 > Self.budgetMs }.count,
             pixelsPerFrame: Double(pixels) / Double(frames),
-            cpuShare: cpu.reduce(0, +) / (Double(frames) * Self.budgetMs))
+            cpuShare: cpu.reduce(0, +) / (Double(frames) * Self.budgetMs),
+            samples: samples)
     }
 
     /// The memory yardstick for "every pixel changes and is presented": fill one frame of the
@@ -207,6 +221,26 @@ public struct BenchRunner {
         return JSONWriter.pretty(.object(root))
     }
 
+    /// The `--frames-json` document: every counted frame of every scenario, in order, to see
+    /// where in a motion the slow frames fall (a cross-fade's first frames, a flick's last).
+    public static func framesJSON(_ results: [ScenarioResult], size: PixelSize, scale: Double, lanes: Int) -> String {
+        func n(_ d: Double) -> JSONValue { .number(JSONNumber(rounded(d, places: 4)) ?? JSONNumber(0)!) }
+        var root = JSONObject()
+        root["size"] = .array([n(Double(size.width)), n(Double(size.height))])
+        root["scale"] = n(scale)
+        root["threads"] = n(Double(lanes))
+        root["scenarios"] = .array(results.map { r in
+            var o = JSONObject()
+            o["name"] = .string(r.name)
+            o["full_redraw"] = .bool(r.fullRedraw)
+            o["wall_ms"] = .array(r.samples.map { n($0.wallMs) })
+            o["cpu_ms"] = .array(r.samples.map { n($0.cpuMs) })
+            o["pixels"] = .array(r.samples.map { n(Double($0.pixels)) })
+            return .object(o)
+        })
+        return JSONWriter.pretty(.object(root))
+    }
+
     private static func pad(_ s: String, _ w: Int) -> String { s.count >= w ? s + " " : s + String(repeating: " ", count: w - s.count) }
     private static func f3(_ d: Double) -> String { fixed(d, 3) }
 }
@@ -245,6 +279,14 @@ public enum BenchCommand {
                                                              withText: text.typesetter != nil, lanes: runner.lanes) + "\n").utf8), to: path)
             } catch {
                 throw .runtime("bench --json: \(error)")
+            }
+        }
+        if let path = o.framesJSONPath {
+            do {
+                try OutputFile.write(Array((BenchRunner.framesJSON(results, size: size, scale: scale, lanes: runner.lanes) + "\n").utf8),
+                                     to: path)
+            } catch {
+                throw .runtime("bench --frames-json: \(error)")
             }
         }
     }

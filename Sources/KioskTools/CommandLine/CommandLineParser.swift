@@ -245,6 +245,7 @@ public enum CommandLineParser {
             o.scenario = sc
         }
         o.jsonPath = s.value("--json")
+        o.framesJSONPath = s.value("--frames-json")
         o.fullRedraw = s.has("--full-redraw")
         o.raster = s.has("--raster")
         o.configPath = s.value("--config")
@@ -399,6 +400,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--scenario", valueName: "NAME", help: "ambient, tap, drag, theme, idle, save or all (default all)",
                  usage: "[--scenario NAME|all]"),
         FlagSpec(name: "--json", valueName: "FILE", help: "also write the results as JSON"),
+        FlagSpec(name: "--frames-json", valueName: "FILE", help: "also write every counted frame's wall and CPU time and changed pixels as JSON"),
         FlagSpec(name: "--full-redraw", help: "redraw the whole page every frame (no dirty rectangles)"),
         FlagSpec(name: "--raster", help: "time the rasterizer alone"),
         FlagSpec(name: "--config", valueName: "FILE", help: "the page as this settings file configures it (colours, language, background images)"),

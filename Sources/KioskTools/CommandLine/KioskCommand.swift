@@ -139,6 +139,8 @@ public struct BenchOptions: Equatable, Sendable {
     public var frames: Int?
     public var scenario: BenchScenario = .all
     public var jsonPath: String?
+    /// `--frames-json FILE`: every counted frame's times and changed pixels.
+    public var framesJSONPath: String?
     public var fullRedraw = false
     /// Time the rasterizer alone (no page composition).
     public var raster = false
