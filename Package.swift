@@ -47,9 +47,11 @@ let package = Package(
         .systemLibrary(name: "CWayland", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         // The instruction-set extensions a module is compiled for (compiler macros; a header only).
         .systemLibrary(name: "CBuildCPU"),
+        // Non-temporal stores for the presented copy (a header only).
+        .systemLibrary(name: "CStreamingStore"),
 
         // The rasterizer, text on top of it, and the component.
-        .target(name: "Raster", dependencies: ["CPNG"], swiftSettings: rasterSettings),
+        .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore"], swiftSettings: rasterSettings),
         .target(name: "Text", dependencies: ["Raster", "CHarfBuzz", "CFreeType", "CFontconfig"]),
         .target(name: "DarkModeToggle", dependencies: ["Raster"]),
 

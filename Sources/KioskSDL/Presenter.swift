@@ -89,7 +89,13 @@ final class SurfacePresenter: FramePresenter {
     private var surface: UnsafeMutablePointer<SDL_Surface>?
     private var pending: [SDL_Rect] = []
     private var rows = OutputRows()
-    let name = "window surface"
+    /// With the surface's pixel format and who copies into it (what `DARKMODE_KIOSK_TIMING`
+    /// prints).
+    var name: String {
+        guard let format = surface?.pointee.format.pointee.format else { return "window surface" }
+        let how = Self.streamedLayout(format) == nil ? "converted by SDL" : "large rectangles streamed"
+        return "window surface (" + String(cString: SDL_GetPixelFormatName(format)) + ", " + how + ")"
+    }
     let vsync = false
 
     init?(window: OpaquePointer) {
@@ -130,6 +136,10 @@ final class SurfacePresenter: FramePresenter {
         let ow = Int(s.w), oh = Int(s.h)
         let map = RotationMap(rotation: viewport.rotation, outputWidth: ow, outputHeight: oh)
         let format = s.format.pointee.format
+        // Our R, G, B, A bytes as they are, or with red and blue swapped, for the two layouts
+        // that take no more (X11's usual XRGB8888); nil: SDL converts.
+        let swapsRedBlue = Self.streamedLayout(format)
+        var streamed = false
         for page in rects {
             let r = page.intersection(frame.bounds)
             guard !r.isEmpty else { continue }
@@ -138,14 +148,40 @@ final class SurfacePresenter: FramePresenter {
             // Row by row, in our byte order (R, G, B, A); SDL converts each row into the
             // surface's pixel format.
             let bpp = Int(s.format.pointee.BytesPerPixel), pitch = Int(s.pitch)
-            rows.forEach(o, map: map, frame: frame) { y, src in
-                let dst = s.pixels! + (o.minY + y) * pitch + o.minX * bpp
-                _ = SDL_ConvertPixels(Int32(o.width), 1, CSDL2_PIXELFORMAT_RGBA32, src, Int32(o.width * 4),
-                                      format, dst, s.pitch)
+            if let swapsRedBlue, o.area >= StreamingCopy.minPixels, pitch % 4 == 0 {
+                // A large rectangle streams past the caches (`StreamingCopy`): the display
+                // server reads the surface, not we.
+                let base = s.pixels!.assumingMemoryBound(to: UInt32.self)
+                rows.forEach(o, map: map, frame: frame) { y, src in
+                    StreamingCopy.row(base + (o.minY + y) * (pitch / 4) + o.minX, from: src, count: o.width,
+                                      swappingRedBlue: swapsRedBlue)
+                }
+                streamed = true
+            } else {
+                rows.forEach(o, map: map, frame: frame) { y, src in
+                    let dst = s.pixels! + (o.minY + y) * pitch + o.minX * bpp
+                    _ = SDL_ConvertPixels(Int32(o.width), 1, CSDL2_PIXELFORMAT_RGBA32, src, Int32(o.width * 4),
+                                          format, dst, s.pitch)
+                }
             }
             pending.append(SDL_Rect(x: Int32(o.x), y: Int32(o.y), w: Int32(o.width), h: Int32(o.height)))
         }
+        if streamed { StreamingCopy.fence() }
         return true
+    }
+
+    /// Whether a surface of pixel format `format` takes our pixels (R, G, B, A bytes) as they
+    /// are (false) or with red and blue swapped (true), with nothing else to convert: the two
+    /// 32-bit layouts whose bytes are ours or ours with red and blue exchanged, on a
+    /// little-endian machine. nil for any other format (SDL converts those). An X byte (RGB888,
+    /// BGR888) gets our alpha, which the display ignores.
+    static func streamedLayout(_ format: UInt32) -> Bool? {
+        guard UInt32(1).littleEndian == 1 else { return nil }
+        switch format {
+        case CSDL2_PIXELFORMAT_RGBA32, SDL_PIXELFORMAT_XBGR8888.rawValue: return false
+        case SDL_PIXELFORMAT_ARGB8888.rawValue, SDL_PIXELFORMAT_XRGB8888.rawValue: return true
+        default: return nil
+        }
     }
 
     func present(_ viewport: Viewport) -> Bool {

@@ -244,9 +244,17 @@ final class ShmPresenter: FramePresenter {
 
     /// Copies output rectangle `o` of the page (through `map`) into 32-bit pixels at `base`
     /// (`pitch` pixels a row): as they are (R, G, B, X bytes: XBGR8888) or with red and blue
-    /// swapped (XRGB8888).
+    /// swapped (XRGB8888). A large rectangle streams past the caches (`StreamingCopy`: the
+    /// compositor reads the buffer, not we), fenced before returning.
     static func copy(_ o: IntRect, map: RotationMap, from frame: Pixmap, into base: UnsafeMutablePointer<UInt32>,
                      pitch: Int, swapsRedBlue: Bool, rows: inout OutputRows) {
+        if o.area >= StreamingCopy.minPixels {
+            rows.forEach(o, map: map, frame: frame) { y, src in
+                StreamingCopy.row(base + (o.minY + y) * pitch + o.minX, from: src, count: o.width, swappingRedBlue: swapsRedBlue)
+            }
+            StreamingCopy.fence()
+            return
+        }
         rows.forEach(o, map: map, frame: frame) { y, src in
             let dst = base + (o.minY + y) * pitch + o.minX
             if !swapsRedBlue {

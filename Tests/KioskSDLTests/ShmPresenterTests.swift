@@ -1,3 +1,4 @@
+import CSDL2
 import KioskEngine
 import Raster
 import Testing
@@ -29,7 +30,18 @@ import Testing
 
     @Test(arguments: cases)
     func everyCommittedBufferShowsTheCurrentPage(rotation: Rotation, swapsRedBlue: Bool) {
-        let ow = 37, oh = 23
+        committedBuffersShowThePage(rotation: rotation, swapsRedBlue: swapsRedBlue, ow: 37, oh: 23, steps: 300)
+    }
+
+    /// The same on a page large enough that whole-page and large rectangles stream
+    /// (`StreamingCopy.minPixels`), with buffers whose rows start at every alignment.
+    @Test(arguments: cases)
+    func largeRectanglesStreamTheSamePixels(rotation: Rotation, swapsRedBlue: Bool) {
+        #expect(411 * 263 >= StreamingCopy.minPixels)
+        committedBuffersShowThePage(rotation: rotation, swapsRedBlue: swapsRedBlue, ow: 411, oh: 263, steps: 24)
+    }
+
+    func committedBuffersShowThePage(rotation: Rotation, swapsRedBlue: Bool, ow: Int, oh: Int, steps: Int) {
         let viewport = Viewport(outputWidth: ow, outputHeight: oh, windowWidth: ow, windowHeight: oh, rotation: rotation, scale: 1)
         let frame = Pixmap(width: viewport.pagePixelWidth, height: viewport.pagePixelHeight)
         let map = RotationMap(rotation: rotation, outputWidth: ow, outputHeight: oh)
@@ -41,7 +53,7 @@ import Testing
         var rows = OutputRows()
         var lastCommitted: Int?
         var copied = 0, fullPixels = 0
-        for step in 0..<300 {
+        for step in 0..<steps {
             // The app changes one to three rectangles (the first frame: the whole page).
             var dirty: [IntRect] = []
             if step == 0 {
@@ -115,5 +127,17 @@ import Testing
         let odd = PresenterKind.order(request: "gl", driver: "wayland")
         #expect(odd.kinds == [.shm, .surface, .texture])
         #expect(odd.warning == "darkmode-kiosk: DARKMODE_KIOSK_PRESENT=\"gl\" is not one of auto, surface, shm, texture; using the automatic choice")
+    }
+
+    /// The window surface's own copy (streamed, `StreamingCopy`) takes the formats whose bytes
+    /// are ours or ours with red and blue exchanged; SDL converts every other.
+    @Test func surfaceFormatsCopiedWithoutSDL() {
+        #expect(SurfacePresenter.streamedLayout(CSDL2_PIXELFORMAT_RGBA32) == false)
+        #expect(SurfacePresenter.streamedLayout(SDL_PIXELFORMAT_XBGR8888.rawValue) == false)
+        #expect(SurfacePresenter.streamedLayout(SDL_PIXELFORMAT_ARGB8888.rawValue) == true)
+        #expect(SurfacePresenter.streamedLayout(SDL_PIXELFORMAT_RGB888.rawValue) == true, "RGB888 is XRGB8888 (X11's usual)")
+        for other in [SDL_PIXELFORMAT_RGB565, SDL_PIXELFORMAT_BGRA8888, SDL_PIXELFORMAT_RGBA8888, SDL_PIXELFORMAT_RGB24] {
+            #expect(SurfacePresenter.streamedLayout(other.rawValue) == nil, "\(other.rawValue)")
+        }
     }
 }
