@@ -12,8 +12,9 @@ import CStreamingStore
 ///
 /// Measured (`bench`, 1920x1080 at 2x, a local build that timed each part of the frame, one
 /// thread): the copy of a cross-fading frame 0.53-0.57 ms with ordinary stores, 0.30-0.32 ms
-/// streamed; ten interleaved pairs on two threads, p99 paired medians 0.88 (`theme`) and 0.79
-/// (`tap`), p50 unchanged (0.99, and `tap`'s small frames do not stream).
+/// streamed. Ten interleaved pairs against the build before, two threads (paired medians):
+/// `theme` p50 0.86 and p99 0.82, `tap` p50 0.96 (its small frames do not stream) and p99 0.80.
+/// Streaming every rectangle instead: `theme` p50 1.12, `tap` p50 1.26.
 public enum StreamingCopy {
     /// Rectangles of at least this many pixels stream: a band of a full-width page
     /// (`KioskApp.presentBandRows` rows of 1920: 122 880) does; a toggle's changed rectangle
