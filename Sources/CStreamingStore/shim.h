@@ -14,6 +14,11 @@
 
 typedef uint32_t darkmode_kiosk_pixels4 __attribute__((ext_vector_type(4)));
 
+/* One pixel as stored: as it is, or with its red and blue bytes exchanged. */
+static inline uint32_t darkmode_kiosk_stream_pixel(uint32_t p, int swap_red_blue) {
+    return swap_red_blue ? (p & 0xFF00FF00u) | ((p & 0xFFu) << 16) | ((p >> 16) & 0xFFu) : p;
+}
+
 /* Copies `count` pixels from `src` to `dst` (which must not overlap), red and blue swapped when
    `swap_red_blue` is not 0 (R, G, B, A bytes to B, G, R, A: XRGB8888 and ARGB8888 on a
    little-endian machine). Blocks of four pixels at 16-byte aligned destinations are streamed;
@@ -21,21 +26,14 @@ typedef uint32_t darkmode_kiosk_pixels4 __attribute__((ext_vector_type(4)));
    are seen by other threads and processes after darkmode_kiosk_stream_fence. */
 static inline void darkmode_kiosk_stream_row(uint32_t *dst, const uint32_t *src, long count, int swap_red_blue) {
     long i = 0;
-    while (i < count && ((uintptr_t)(dst + i) & 15) != 0) {
-        uint32_t p = src[i];
-        dst[i] = swap_red_blue ? (p & 0xFF00FF00u) | ((p & 0xFFu) << 16) | ((p >> 16) & 0xFFu) : p;
-        i++;
-    }
+    for (; i < count && ((uintptr_t)(dst + i) & 15) != 0; i++) dst[i] = darkmode_kiosk_stream_pixel(src[i], swap_red_blue);
     for (; i + 4 <= count; i += 4) {
         darkmode_kiosk_pixels4 v;
         memcpy(&v, src + i, sizeof v);
         if (swap_red_blue) v = (v & 0xFF00FF00u) | ((v & 0xFFu) << 16) | ((v >> 16) & 0xFFu);
         __builtin_nontemporal_store(v, (darkmode_kiosk_pixels4 *)(dst + i));
     }
-    for (; i < count; i++) {
-        uint32_t p = src[i];
-        dst[i] = swap_red_blue ? (p & 0xFF00FF00u) | ((p & 0xFFu) << 16) | ((p >> 16) & 0xFFu) : p;
-    }
+    for (; i < count; i++) dst[i] = darkmode_kiosk_stream_pixel(src[i], swap_red_blue);
 }
 
 /* Orders the streaming stores before every later store and load: after it, another thread or

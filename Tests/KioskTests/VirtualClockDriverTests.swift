@@ -187,13 +187,19 @@ import Testing
 
 /// `bench` prints the yardstick (fill + copy of one frame) and every scenario as a ratio to it.
 @Suite struct BenchYardstickTests {
-    @Test func tableAndJSONCarryTheYardstickRatios() throws {
-        let dir = TempFolder()
+    /// A small page's bench of `frames` frames of `scenario`.
+    static func options(frames: Int, scenario: BenchScenario) -> BenchOptions {
         var o = BenchOptions()
         o.size = PixelSize(width: 320, height: 200)
         o.scale = 1
-        o.frames = 20
-        o.scenario = .tap
+        o.frames = frames
+        o.scenario = scenario
+        return o
+    }
+
+    @Test func tableAndJSONCarryTheYardstickRatios() throws {
+        let dir = TempFolder()
+        var o = Self.options(frames: 20, scenario: .tap)
         o.jsonPath = dir.file("bench.json")
         var printed: [String] = []
         try BenchCommand.run(o) { printed.append($0) }
@@ -222,11 +228,7 @@ import Testing
     /// `--frames-json`: every counted frame in order, the same frames the table summarises.
     @Test func framesJSONHoldsEveryCountedFrame() throws {
         let dir = TempFolder()
-        var o = BenchOptions()
-        o.size = PixelSize(width: 320, height: 200)
-        o.scale = 1
-        o.frames = 90
-        o.scenario = .theme
+        var o = Self.options(frames: 90, scenario: .theme)
         o.lanes = 1
         o.framesJSONPath = dir.file("frames.json")
         var printed: [String] = []

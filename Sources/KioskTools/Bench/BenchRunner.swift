@@ -85,9 +85,6 @@ public struct BenchRunner {
         let driver = VirtualClockDriver(app: app, input: script)
         driver.onEvent = { if let output = $0.output { onCommit(output) } }
         let presented = Pixmap(width: size.width, height: size.height)
-        var wall: [Double] = [], cpu: [Double] = []
-        wall.reserveCapacity(frames); cpu.reserveCapacity(frames)
-        var pixels = 0
         var samples: [FrameSample] = []
         samples.reserveCapacity(frames)
         for i in 0..<(frames + Self.warmUpFrames) {
@@ -97,19 +94,17 @@ public struct BenchRunner {
             let dirty = driver.step(present: { presented.presentCopy($0, from: app.frame) }).dirty
             let w1 = Clock.monotonic(), c1 = Clock.processCPU()
             guard i >= Self.warmUpFrames else { continue }
-            let changed = dirty.reduce(0) { $0 + $1.area }
-            wall.append((w1 - w0) * 1000)
-            cpu.append((c1 - c0) * 1000)
-            pixels += changed
-            samples.append(FrameSample(wallMs: wall[wall.count - 1], cpuMs: cpu[cpu.count - 1], pixels: changed))
+            samples.append(FrameSample(wallMs: (w1 - w0) * 1000, cpuMs: (c1 - c0) * 1000,
+                                       pixels: dirty.reduce(0) { $0 + $1.area }))
         }
-        let sorted = wall.sorted()
+        let cpu = samples.map(\.cpuMs), pixels = samples.reduce(0) { $0 + $1.pixels }
+        let sorted = samples.map(\.wallMs).sorted()
         return ScenarioResult(
             name: scenario.rawValue, frames: frames, fullRedraw: fullRedraw,
             p50: percentile(sorted: sorted, 0.5) ?? 0, p95: percentile(sorted: sorted, 0.95) ?? 0,
             p99: percentile(sorted: sorted, 0.99) ?? 0, max: sorted.last ?? 0,
             cpuP50: median(cpu) ?? 0,
-            overBudget: wall.filter { $0 > Self.budgetMs }.count,
+            overBudget: sorted.filter { $0 > Self.budgetMs }.count,
             pixelsPerFrame: Double(pixels) / Double(frames),
             cpuShare: cpu.reduce(0, +) / (Double(frames) * Self.budgetMs),
             samples: samples)
