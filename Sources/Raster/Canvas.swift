@@ -33,6 +33,8 @@ public final class Sprite {
         self.origin = origin
     }
 
+    deinit { packed?.deallocate() }
+
     public var bounds: IntRect { IntRect(x: origin.x, y: origin.y, width: pixmap.width, height: pixmap.height) }
 
     /// The box (device pixels) of the non-transparent pixels; empty when there are none.
@@ -78,15 +80,59 @@ public final class Sprite {
     /// until `indexRuns` is called; when set,
     /// compositing visits only these runs (a thin ring or a disc's bounding square then costs
     /// what its content covers, not its whole rectangle).
-    public private(set) var runs: [(y: Int32, x0: Int32, x1: Int32)]?
+    public private(set) var runs: [(y: Int32, x0: Int32, x1: Int32)]? {
+        didSet { pack() }
+    }
 
-    /// Calls `segment(y, x0, x1)` (device pixels, x1 exclusive) for what to visit of the rows
-    /// of `r` with the pixmap's top-left at `origin`: each run in those rows (found by binary
-    /// search, as runs are in row order: a band of a page does not walk a whole sprite's runs),
-    /// or each whole row of `r` when there are no runs. Segments may reach outside `r`'s columns.
-    func forEachRun(in r: IntRect, placedAt origin: (x: Int, y: Int), _ segment: (Int, Int, Int) -> Void) {
+    /// The runs' pixels one after another, in run order, when the runs hold at most a quarter
+    /// of the pixmap (a thin ring, a stroke, a shadow's rim: nil otherwise, and without runs).
+    /// A run of such a sprite is a few pixels of its own row, and the rows lie a page apart in
+    /// the pixmap, so compositing it from the pixmap fetches a new cache line, and often a new
+    /// page's translation, for every few pixels; packed, the pixels a frame reads are a few
+    /// dense kilobytes. `packedStarts[k]` is where run k begins. The pixmap keeps every pixel
+    /// for everything else (`pixel(x:y:)`, masks, trimming).
+    private var packed: UnsafeMutablePointer<UInt32>?
+    private var packedStarts: [Int] = []
+
+    /// Whether compositing reads the runs' packed copy (for tests and `alike`).
+    public var isPacked: Bool { packed != nil }
+
+    /// Where compositing reads the pixels: the packed runs, or the pixmap.
+    var storage: UnsafeMutablePointer<UInt32> { packed ?? pixmap.pixels }
+
+    /// Makes (or drops) the packed copy of the runs' pixels for the current runs.
+    private func pack() {
+        packed?.deallocate()
+        packed = nil
+        packedStarts = []
+        guard let runs else { return }
+        let total = runs.reduce(0) { $0 + Int($1.x1 - $1.x0) }
+        guard total > 0, total * 4 <= pixmap.width * pixmap.height else { return }
+        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: total)
+        var at = 0
+        packedStarts.reserveCapacity(runs.count)
+        for run in runs {
+            let n = Int(run.x1 - run.x0)
+            packedStarts.append(at)
+            (p + at).initialize(from: pixmap.pixels + Int(run.y) * pixmap.stride + Int(run.x0), count: n)
+            at += n
+        }
+        packed = p
+    }
+
+    /// Calls `segment(y, x0, x1, source)` (device pixels, x1 exclusive; `source` the sprite's
+    /// pixel at device column x0 of that row, its next pixels to the right) for what to visit of
+    /// the rows of `r` with the pixmap's top-left at `origin`: each run in those rows (found by
+    /// binary search, as runs are in row order: a band of a page does not walk a whole sprite's
+    /// runs), or each whole row of `r` when there are no runs. Segments may reach outside
+    /// `r`'s columns (never outside the sprite's). Runs are read from the packed copy when
+    /// there is one. `r` lies within the sprite placed at `origin`.
+    func forEachRun(in r: IntRect, placedAt origin: (x: Int, y: Int),
+                    _ segment: (_ y: Int, _ x0: Int, _ x1: Int, _ source: UnsafePointer<UInt32>) -> Void) {
         guard let runs else {
-            for y in r.minY..<r.maxY { segment(y, r.minX, r.maxX) }
+            for y in r.minY..<r.maxY {
+                segment(y, r.minX, r.maxX, UnsafePointer(pixmap.pixels + (y - origin.y) * pixmap.stride + (r.minX - origin.x)))
+            }
             return
         }
         let first = Int32(r.minY - origin.y)
@@ -100,7 +146,8 @@ public final class Sprite {
             let run = runs[k]
             let y = Int(run.y) + origin.y
             if y >= r.maxY { break }
-            segment(y, Int(run.x0) + origin.x, Int(run.x1) + origin.x)
+            let source = packed.map { $0 + packedStarts[k] } ?? pixmap.pixels + Int(run.y) * pixmap.stride + Int(run.x0)
+            segment(y, Int(run.x0) + origin.x, Int(run.x1) + origin.x, UnsafePointer(source))
             k += 1
         }
     }
@@ -379,8 +426,10 @@ public final class Canvas {
         // scaled source itself (`over(x, 0) == x`): stored without reading them.
         let ontoClear = mask == nil && stack.last.map { $0.ink.intersection(r).isEmpty } ?? false
         inked(r)
-        let dst = target.pixmap, src = sprite.pixmap
+        let dst = target.pixmap
         if case .path(let path, let rule) = mask {
+            // The path's spans, read from the pixmap (which holds every pixel).
+            let src = sprite.pixmap
             rasterizer.fill(path, transform: transform, rule: rule, clip: r) { y, x, n, cov in
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (x - target.origin.x)
                 let s = UnsafePointer(src.pixels + (y - so.y) * src.stride + (x - so.x))
@@ -391,12 +440,12 @@ public final class Canvas {
         if maskScratch.count < r.width { maskScratch = [UInt8](repeating: 0, count: r.width) }
         maskScratch.withUnsafeMutableBufferPointer { mbuf in
             let mrow = mbuf.baseAddress!
-            /// Composites device pixels [x0, x1) of row y.
-            func segment(_ y: Int, _ x0: Int, _ x1: Int) {
+            /// Composites device pixels [x0, x1) of row y, the sprite's from `source` on.
+            func segment(_ y: Int, _ x0: Int, _ x1: Int, _ source: UnsafePointer<UInt32>) {
                 let lo = max(x0, r.minX), hi = min(x1, r.maxX)
                 guard hi > lo else { return }
                 let d = dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x)
-                let s = UnsafePointer(src.pixels + (y - so.y) * src.stride + (lo - so.x))
+                let s = source + (lo - x0)
                 if ontoClear {
                     Blend.storeSpan(d, source: s, count: hi - lo, opacity: alpha)
                     return
@@ -471,14 +520,15 @@ public final class Canvas {
         let r = IntRect(x: so.x, y: so.y, width: first.pixmap.width, height: first.pixmap.height).intersection(drawableBounds)
         guard !r.isEmpty else { return }
         inked(r)
-        let dst = target.pixmap, a = first.pixmap, b = second.pixmap
-        func segment(_ y: Int, _ x0: Int, _ x1: Int) {
+        // Alike sprites keep their pixels in the same layout: the second's pixel is where the
+        // first's is, relative to its storage.
+        let dst = target.pixmap, a = UnsafePointer(first.storage), b = UnsafePointer(second.storage)
+        func segment(_ y: Int, _ x0: Int, _ x1: Int, _ source: UnsafePointer<UInt32>) {
             let lo = max(x0, r.minX), hi = min(x1, r.maxX)
             guard hi > lo else { return }
+            let at = source - a + (lo - x0)
             Blend.layerPairSpan(dst.pixels + (y - target.origin.y) * dst.stride + (lo - target.origin.x),
-                                UnsafePointer(a.pixels + (y - so.y) * a.stride + (lo - so.x)), opacity: ka,
-                                UnsafePointer(b.pixels + (y - so.y) * b.stride + (lo - so.x)), opacity: kb,
-                                count: hi - lo)
+                                a + at, opacity: ka, b + at, opacity: kb, count: hi - lo)
         }
         first.forEachRun(in: r, placedAt: so, segment)
     }
@@ -487,7 +537,7 @@ public final class Canvas {
     /// with equal runs), so `drawPair` may take them in one pass. Compares every run: check once
     /// per pair of kept sprites, not per frame.
     public static func alike(_ a: Sprite, _ b: Sprite) -> Bool {
-        guard a.bounds == b.bounds else { return false }
+        guard a.bounds == b.bounds, a.isPacked == b.isPacked else { return false }
         switch (a.runs, b.runs) {
         case (nil, nil): return true
         case (let x?, let y?): return x.count == y.count && zip(x, y).allSatisfy { $0 == $1 }

@@ -80,6 +80,7 @@ import Testing
         let indexed = Sprite(pixmap: spritePix, origin: (5, 7))
         indexed.indexRuns(minGap: 4)
         #expect((indexed.runs?.count ?? 0) > 70)
+        #expect(indexed.isPacked, "a ring and a small disc: runs hold under a quarter of the pixmap")
         let mask = Pixmap(width: 100, height: 90)
         Canvas(mask).fill(Path.circle(center: Point(40, 40), radius: 38), .solid(.white))
         for (opacity, m) in [(1.0, nil), (0.63, nil), (0.8, LayerMask.alpha(mask, origin: (0, 0)))] as [(Double, LayerMask?)] {
@@ -345,17 +346,26 @@ import Testing
 @Suite struct SpritePairTests {
     @Test(arguments: [(1.0, 0.4), (0.3, 0.7), (0.0, 1.0), (0.999, 0.001)])
     func aPairDrawsAsTwoDraws(firstOpacity: Double, secondOpacity: Double) {
-        let size = 70
+        // A small ring, whose runs (gaps under 32 px joined) hold more than a quarter of its
+        // pixmap, and a large one, whose runs are packed.
+        for (width, packs) in [(60, false), (140, true)] {
+            pairDrawsAsTwoDraws(width: width, packs: packs, firstOpacity: firstOpacity, secondOpacity: secondOpacity)
+        }
+    }
+
+    func pairDrawsAsTwoDraws(width: Int, packs: Bool, firstOpacity: Double, secondOpacity: Double) {
+        let size = width + 10
         func ring(_ color: Color) -> Sprite {
-            let p = Pixmap(width: 60, height: 50)
-            Canvas(p).fill(Path.roundedRectStroke(Rect(x: 3.5, y: 4.25, width: 52, height: 40), radius: 20, lineWidth: 3, alignment: .centered),
+            let p = Pixmap(width: width, height: width - 10)
+            Canvas(p).fill(Path.roundedRectStroke(Rect(x: 3.5, y: 4.25, width: Double(width - 8), height: Double(width - 20)), radius: 20,
+                                                  lineWidth: 3, alignment: .centered),
                            .solid(color))
             let s = Sprite(pixmap: p, origin: (2, 3))
             s.indexRuns()
             return s
         }
         let a = ring(Color(r255: 250, g255: 200, b255: 40, alpha: 0.9)), b = ring(Color(r255: 20, g255: 60, b255: 200))
-        #expect(Canvas.alike(a, b))
+        #expect(Canvas.alike(a, b) && a.isPacked == packs && b.isPacked == packs, "width \(width)")
         for clip in [IntRect(x: 0, y: 0, width: size, height: size), IntRect(x: 0, y: 20, width: size, height: 7)] {
             let one = Pixmap(width: size, height: size), two = Pixmap(width: size, height: size)
             one.fill(one.bounds, with: 0xFF80_7060); two.fill(two.bounds, with: 0xFF80_7060)
@@ -367,6 +377,108 @@ import Testing
             #expect(Array(UnsafeBufferPointer(start: one.pixels, count: size * size))
                     == Array(UnsafeBufferPointer(start: two.pixels, count: size * size)))
         }
+    }
+}
+
+/// A sprite whose runs hold at most a quarter of its pixmap keeps them packed, and composites
+/// from that copy exactly as from the pixmap.
+@Suite struct PackedRunsTests {
+    /// A thin ring with a dot inside and a few stray pixels, 101×67, at (5, 7).
+    static func ringPixmap() -> Pixmap {
+        let p = Pixmap(width: 101, height: 67)
+        let c = Canvas(p)
+        c.fill(Path.roundedRectStroke(Rect(x: 2.3, y: 3.6, width: 95, height: 58), radius: 25, lineWidth: 2.5, alignment: .inside),
+               .solid(Color(r: 0.9, g: 0.55, b: 0.2, a: 0.85)))
+        c.fill(Path.circle(center: Point(60.4, 30.2), radius: 4.6), .solid(Color(r: 0.1, g: 0.3, b: 0.95)))
+        p[50, 0] = 0xFF00_FF00
+        p[0, 66] = 0x8040_2010
+        p[100, 33] = 0xFFFF_FFFF
+        return p
+    }
+
+    @Test func packedRunsCompositeAsThePixmapUnderEveryMask() {
+        let pix = Self.ringPixmap()
+        let plain = Sprite(pixmap: pix, origin: (5, 7))
+        let packed = Sprite(pixmap: pix, origin: (5, 7))
+        packed.indexRuns(minGap: 3)
+        #expect(packed.isPacked && !plain.isPacked)
+        #expect(packed.pixel(x: 55, y: 7) == 0xFF00_FF00, "the pixmap keeps every pixel")
+        let maskPix = Pixmap(width: 130, height: 100)
+        Canvas(maskPix).fill(Path.circle(center: Point(55, 45), radius: 41), .solid(Color(r: 1, g: 1, b: 1, a: 0.7)))
+        let plane = AlphaPlane(coverageOf: Path.circle(center: Point(60, 40), radius: 37), bounds: IntRect(x: 0, y: 0, width: 130, height: 100))
+        let masks: [LayerMask?] = [nil, .alpha(maskPix, origin: (0, 0)), .plane(plane, offset: (2, -1)),
+                                   .planeOverBackdrop(plane, offset: (0, 0), backdrop: 0xFF33_2211),
+                                   .path(Path.circle(center: Point(50, 40), radius: 30), .nonZero)]
+        for mask in masks {
+            for (opacity, offset) in [(1.0, (0, 0)), (0.37, (3, -2)), (0.9, (-4, 11))] {
+                for clip in [IntRect(x: 0, y: 0, width: 130, height: 100), IntRect(x: 9, y: 20, width: 70, height: 9),
+                             IntRect(x: 40, y: 0, width: 3, height: 100)] {
+                    let a = Pixmap(width: 130, height: 100), b = Pixmap(width: 130, height: 100)
+                    for p in [a, b] { Canvas(p).fill(deviceRect: p.bounds, LayerTests.background) }
+                    let ca = Canvas(a), cb = Canvas(b)
+                    ca.clip = clip; cb.clip = clip
+                    ca.draw(plain, offset: offset, opacity: opacity, mask: mask)
+                    cb.draw(packed, offset: offset, opacity: opacity, mask: mask)
+                    // Runs visit only their pixels: elsewhere the backdrop mask, which writes its
+                    // backdrop under transparent pixels too, leaves the canvas as it was.
+                    var inRuns = Set<Int>()
+                    for run in packed.runs ?? [] {
+                        for x in Int(run.x0)..<Int(run.x1) { inRuns.insert((Int(run.y) + 7 + offset.1) * 1000 + x + 5 + offset.0) }
+                    }
+                    let untouched = LayerTests.background.premultiplied8.packed
+                    for y in 0..<100 { for x in 0..<130 where !inRuns.contains(y * 1000 + x) { a[x, y] = untouched } }
+                    #expect(LayerTests.maxDifference(a, b) == 0, "mask \(String(describing: mask)), opacity \(opacity), clip \(clip)")
+                }
+            }
+        }
+    }
+
+    /// Onto a fresh layer the runs are stored, not blended: the same bytes from the packed copy.
+    @Test func packedRunsStoreIntoAFreshLayer() {
+        let pix = Self.ringPixmap()
+        let plain = Sprite(pixmap: pix, origin: (0, 0)), packed = Sprite(pixmap: pix, origin: (0, 0))
+        packed.indexRuns()
+        #expect(packed.isPacked)
+        let a = Pixmap(width: 110, height: 80), b = Pixmap(width: 110, height: 80)
+        for (p, s) in [(a, plain), (b, packed)] {
+            p.fill(p.bounds, with: 0xFF10_2030)
+            let c = Canvas(p)
+            c.beginLayer(deviceBounds: p.bounds)
+            c.draw(s, offset: (4, 6), opacity: 0.6)
+            c.endLayer(opacity: 0.8)
+        }
+        #expect(LayerTests.maxDifference(a, b) == 0)
+    }
+
+    /// Packing follows the runs: a dense sprite is not packed, a restricted ring of it is (and
+    /// draws like the sprite with its middle cut out), and indexing again after the pixels
+    /// changed packs the new pixels.
+    @Test func packingFollowsTheRuns() {
+        let pix = Pixmap(width: 80, height: 60)
+        Canvas(pix).fill(Path.roundedRect(Rect(x: 1.5, y: 1.5, width: 77, height: 57), radius: 12), .solid(Color(r: 0.3, g: 0.6, b: 0.2)))
+        let dense = Sprite(pixmap: pix, origin: (0, 0))
+        dense.indexRuns()
+        #expect(dense.runs != nil && !dense.isPacked)
+        let keep: (Int, Int) -> Bool = { x, y in x < 4 || x >= 76 || y < 4 || y >= 56 }
+        let ring = dense.restricted(minGap: 2, to: keep)
+        #expect(ring.isPacked)
+        let cut = Pixmap(width: 80, height: 60)
+        for y in 0..<60 { for x in 0..<80 { cut[x, y] = keep(x, y) ? pix[x, y] : 0 } }
+        let a = Pixmap(width: 90, height: 70), b = Pixmap(width: 90, height: 70)
+        for p in [a, b] { p.fill(p.bounds, with: 0xFF70_6050) }
+        Canvas(a).draw(Sprite(pixmap: cut, origin: (3, 2)), opacity: 0.7)
+        Canvas(b).draw(ring, offset: (3, 2), opacity: 0.7)
+        #expect(LayerTests.maxDifference(a, b) == 0)
+        // New pixels, indexed again: the packed copy is made anew.
+        let thin = Sprite(pixmap: Self.ringPixmap(), origin: (0, 0))
+        thin.indexRuns()
+        thin.pixmap[0, 66] = 0xFF00_00FF
+        thin.indexRuns()
+        let c = Pixmap(width: 110, height: 80), d = Pixmap(width: 110, height: 80)
+        for p in [c, d] { p.fill(p.bounds, with: 0xFF70_6050) }
+        Canvas(c).draw(Sprite(pixmap: thin.pixmap, origin: (0, 0)))
+        Canvas(d).draw(thin)
+        #expect(thin.isPacked && LayerTests.maxDifference(c, d) == 0)
     }
 }
 
