@@ -6,8 +6,12 @@ scratch), then the targets' counts over all rounds.
 
 Usage: scripts/bench-table.py ROUNDS.log [--base-label LABEL]   (python3, standard library only)"""
 import re
+import signal
 import statistics
 import sys
+
+# Piped into `head`, stop quietly when the reader goes away (no traceback).
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def fail(message):

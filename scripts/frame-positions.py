@@ -12,8 +12,12 @@ Example (the cross-fades of `tap`, two threads):
         --frames-json /tmp/frames.json
     scripts/frame-positions.py /tmp/frames.json"""
 import json
+import signal
 import statistics
 import sys
+
+# Piped into `head`, stop quietly when the reader goes away (no traceback).
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def fail(message):
