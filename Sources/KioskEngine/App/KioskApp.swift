@@ -532,10 +532,12 @@ public final class KioskApp {
         var lineWidth: Double
         var capsule: AlphaPlane
         var hairline: AlphaPlane
+        var icon: IconShapes
 
-        init(frame r: Rect, lineWidth: Double) {
+        init(frame r: Rect, lineWidth: Double, iconDisc: Rect) {
             frame = r
             self.lineWidth = lineWidth
+            icon = IconShapes(disc: iconDisc)
             let box = r.roundedOut
             capsule = AlphaPlane(coverageOf: Path.roundedRect(r, radius: r.height / 2), bounds: box)
             hairline = AlphaPlane(coverageOf: Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: lineWidth, alignment: .inside),
@@ -547,10 +549,10 @@ public final class KioskApp {
     /// The button's shapes for the current layout: kept (made when the layout changed), or
     /// rasterized anew for a frame drawn from scratch. Not thread-safe when kept.
     private func frameButtonShapes() -> ButtonShapes {
-        let r = layout.buttonPixelFrame, w = max(1, 0.5 * layout.effectiveScale)
-        guard incremental else { return ButtonShapes(frame: r, lineWidth: w) }
-        if let s = buttonShapes, s.frame == r, s.lineWidth == w { return s }
-        let s = ButtonShapes(frame: r, lineWidth: w)
+        let r = layout.buttonPixelFrame, w = max(1, 0.5 * layout.effectiveScale), disc = buttonIcon().disc
+        guard incremental else { return ButtonShapes(frame: r, lineWidth: w, iconDisc: disc) }
+        if let s = buttonShapes, s.frame == r, s.lineWidth == w, s.icon.disc == disc { return s }
+        let s = ButtonShapes(frame: r, lineWidth: w, iconDisc: disc)
         buttonShapes = s
         return s
     }
@@ -755,6 +757,15 @@ public final class KioskApp {
         canvas.transform = .identity
     }
 
+    /// The button icon's box (pixels) and the disc drawn in it.
+    private func buttonIcon() -> (box: Rect, disc: Rect) {
+        let r = layout.buttonPixelFrame, k = layout.effectiveScale
+        let pad = PageLayout.buttonPadding.h * k
+        let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
+        let box = Rect(x: r.minX + pad, y: r.midY - iconW / 2, width: iconW, height: iconW)
+        return (box, box.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2))
+    }
+
     private func drawButton(on canvas: Canvas, clip: IntRect, colors: ResolvedColors, material: Sprite, shapes: ButtonShapes,
                             weight: UInt32) {
         let r = layout.buttonPixelFrame, k = layout.effectiveScale
@@ -762,12 +773,9 @@ public final class KioskApp {
         canvas.draw(material, mask: .plane(shapes.capsule, offset: (0, 0)))
         canvas.fill(plane: shapes.hairline, colors[.hairline])
         // Icon and label.
-        let pad = PageLayout.buttonPadding.h * k
-        let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
         let cy = r.midY
-        let icon = Rect(x: r.minX + pad, y: cy - iconW / 2, width: iconW, height: iconW)
-        drawIcon(on: canvas, in: icon.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2), followsSystem: followsSystem,
-                 color: colors[.buttonLabel], darkness: Double(weight) / 256)
+        let icon = buttonIcon().box
+        drawIcon(on: canvas, shapes.icon, followsSystem: followsSystem, color: colors[.buttonLabel], darkness: Double(weight) / 256)
         if let label = labelSlots[2].label {
             let x = icon.maxX + PageLayout.iconSpacing * k
             let lineH = PageLayout.calloutLineHeight * k
@@ -783,34 +791,56 @@ public final class KioskApp {
     /// "checkmark.circle.fill" (a filled disc with the check knocked out). The screenshots show
     /// the filled half on the left in light and on the right in dark; during the page cross-fade
     /// the halves trade places (each at its share of the page's `darkness`, 0 light … 1 dark).
-    private func drawIcon(on canvas: Canvas, in r: Rect, followsSystem: Bool, color: Color, darkness: Double) {
-        let c = r.center, radius = r.width / 2
+    /// The shapes' coverage is kept per layout (`IconShapes`): the bytes of filling the paths.
+    private func drawIcon(on canvas: Canvas, _ icon: IconShapes, followsSystem: Bool, color: Color, darkness: Double) {
         if followsSystem {
-            var p = Path.circle(center: c, radius: radius)
-            // The check mark as a knocked-out stroke polygon (even-odd).
+            canvas.fill(plane: icon.check, color)
+        } else {
+            canvas.fill(plane: icon.ring, color)
+            let d = clamp(darkness, 0, 1)
+            for (share, half) in [(1 - d, icon.leftHalf), (d, icon.rightHalf)] where share > 0 {
+                canvas.fill(plane: half, color.withAlpha(color.a * share))
+            }
+        }
+    }
+
+    /// The button icon's shapes in the disc `r`, as coverage: the check disc (even-odd), the
+    /// ring, and the left half (top → left → bottom) and right half (top → right → bottom) of
+    /// the disc inside the ring.
+    struct IconShapes {
+        var disc: Rect
+        var check: AlphaPlane
+        var ring: AlphaPlane
+        var leftHalf: AlphaPlane
+        var rightHalf: AlphaPlane
+
+        init(disc r: Rect) {
+            disc = r
+            let box = r.roundedOut.insetBy(dx: -1, dy: -1)
+            let c = r.center, radius = r.width / 2
+            var check = Path.circle(center: c, radius: radius)
+            // The check mark as a knocked-out stroke polygon.
             let w = radius * 0.2
             let a = Point(c.x - radius * 0.45, c.y + radius * 0.02)
             let b = Point(c.x - radius * 0.1, c.y + radius * 0.38)
             let d = Point(c.x + radius * 0.48, c.y - radius * 0.35)
-            p.append(Path.polygon([Point(a.x - w * 0.7, a.y + w * 0.7), Point(a.x + w * 0.7, a.y - w * 0.7),
-                                   Point(b.x, b.y - w), Point(d.x - w * 0.75, d.y - w * 0.65),
-                                   Point(d.x + w * 0.75, d.y + w * 0.65), Point(b.x, b.y + w)]))
-            canvas.fill(p, .solid(color), rule: .evenOdd)
-        } else {
-            let ring = max(1, radius * 0.16), inner = radius - ring
-            var p = Path.circle(center: c, radius: radius)
-            p.append(Path.circle(center: c, radius: inner).reversed())
-            canvas.fill(p, .solid(color))
-            // The left half (top → left → bottom) in light, the right half (top → right →
-            // bottom) in dark.
-            let d = clamp(darkness, 0, 1)
-            for (share, end) in [(1 - d, -3 * Double.pi / 2), (d, Double.pi / 2)] where share > 0 {
-                var half = Path()
-                half.move(to: Point(c.x, c.y - inner))
-                half.appendArc(center: c, rx: inner, ry: inner, from: -Double.pi / 2, to: end)
-                half.close()
-                canvas.fill(half, .solid(color.withAlpha(color.a * share)))
+            check.append(Path.polygon([Point(a.x - w * 0.7, a.y + w * 0.7), Point(a.x + w * 0.7, a.y - w * 0.7),
+                                       Point(b.x, b.y - w), Point(d.x - w * 0.75, d.y - w * 0.65),
+                                       Point(d.x + w * 0.75, d.y + w * 0.65), Point(b.x, b.y + w)]))
+            self.check = AlphaPlane(coverageOf: check, rule: .evenOdd, bounds: box)
+            let ringWidth = max(1, radius * 0.16), inner = radius - ringWidth
+            var ring = Path.circle(center: c, radius: radius)
+            ring.append(Path.circle(center: c, radius: inner).reversed())
+            self.ring = AlphaPlane(coverageOf: ring, bounds: box)
+            func half(to end: Double) -> AlphaPlane {
+                var p = Path()
+                p.move(to: Point(c.x, c.y - inner))
+                p.appendArc(center: c, rx: inner, ry: inner, from: -Double.pi / 2, to: end)
+                p.close()
+                return AlphaPlane(coverageOf: p, bounds: box)
             }
+            leftHalf = half(to: -3 * Double.pi / 2)
+            rightHalf = half(to: Double.pi / 2)
         }
     }
 
