@@ -422,8 +422,9 @@ import Testing
                     // Runs visit only their pixels: elsewhere the backdrop mask, which writes its
                     // backdrop under transparent pixels too, leaves the canvas as it was.
                     var inRuns = Set<Int>()
+                    let placed = (x: packed.origin.x + offset.0, y: packed.origin.y + offset.1)
                     for run in packed.runs ?? [] {
-                        for x in Int(run.x0)..<Int(run.x1) { inRuns.insert((Int(run.y) + 7 + offset.1) * 1000 + x + 5 + offset.0) }
+                        for x in Int(run.x0)..<Int(run.x1) { inRuns.insert((Int(run.y) + placed.y) * 1000 + x + placed.x) }
                     }
                     let untouched = LayerTests.background.premultiplied8.packed
                     for y in 0..<100 { for x in 0..<130 where !inRuns.contains(y * 1000 + x) { a[x, y] = untouched } }

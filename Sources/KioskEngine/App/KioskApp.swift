@@ -798,9 +798,8 @@ public final class KioskApp {
         } else {
             canvas.fill(plane: icon.ring, color)
             let d = clamp(darkness, 0, 1)
-            for (share, half) in [(1 - d, icon.leftHalf), (d, icon.rightHalf)] where share > 0 {
-                canvas.fill(plane: half, color.withAlpha(color.a * share))
-            }
+            if d < 1 { canvas.fill(plane: icon.leftHalf, color.withAlpha(color.a * (1 - d))) }
+            if d > 0 { canvas.fill(plane: icon.rightHalf, color.withAlpha(color.a * d)) }
         }
     }
 
