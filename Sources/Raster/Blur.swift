@@ -36,6 +36,63 @@ public enum GaussianBlur {
             }
             return
         }
+        reduced(width: width, height: height, sigma: sigma, factor: f, scratch: &scratch, outputRows: 0..<height,
+                load: { y, low in downsample(row: plane + y * width, width: width, factor: f, into: low) },
+                destination: { plane + $0 * width }, store: { _, _ in })
+    }
+
+    /// Blurs a plane that exists only as rows, so that no full-size float plane is made when the
+    /// blur runs at reduced resolution (σ ≥ 8): `load(y, row)` puts input row `y` (`width`
+    /// values) into `row` and returns false instead when the row is all zeros; `row` holds what
+    /// the previous call left there (zeros before the first), so a caller that writes the same
+    /// columns every time need not clear the rest. `store(y, row)` is then handed the blurred
+    /// row `y`, for each `y` in `outputRows`, in order; every `load` comes before the first
+    /// `store`. The values are the ones `blur(_:width:height:sigma:scratch:)` leaves in a
+    /// plane of the loaded rows, bit for bit.
+    public static func blur(width: Int, height: Int, sigma: Double, scratch: inout [Float], outputRows: Range<Int>,
+                            load: (_ y: Int, _ row: UnsafeMutablePointer<Float>) -> Bool,
+                            store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
+        guard width > 0, height > 0 else { return }
+        let rows = outputRows.clamped(to: 0..<height)
+        let f = max(1, Int(sigma / downsampleSigma))
+        if sigma <= 0 || f == 1 {
+            // A whole plane: the full-size convolution needs every row at once.
+            let kernel = sigma > 0 ? gaussianKernel(sigma) : []
+            ensure(&scratch, width * height * 2 + width + 2 * kernel.count)
+            scratch.withUnsafeMutableBufferPointer { s in
+                let plane = s.baseAddress!
+                plane.update(repeating: 0, count: width)
+                for y in 0..<height {
+                    let row = plane + y * width
+                    if y > 0 { row.update(from: row - width, count: width) }
+                    if !load(y, row) { row.update(repeating: 0, count: width) }
+                }
+                if sigma > 0 {
+                    separable(plane, width: width, height: height, kernel: kernel, scratch: plane + width * height)
+                }
+                for y in rows { store(y, plane + y * width) }
+            }
+            return
+        }
+        let row = UnsafeMutablePointer<Float>.allocate(capacity: width)
+        defer { row.deallocate() }
+        row.update(repeating: 0, count: width)
+        reduced(width: width, height: height, sigma: sigma, factor: f, scratch: &scratch, outputRows: rows,
+                load: { y, low in
+                    if load(y, row) { downsample(row: row, width: width, factor: f, into: low) }
+                },
+                destination: { _ in row }, store: { y, out in store(y, out) })
+    }
+
+    /// The reduced-resolution blur (f ≥ 2): each input row averaged into the low-res plane as it
+    /// is loaded (`load(y, lowRow)`, in order of y), the low-res plane blurred, and the rows of
+    /// `outputRows` reconstructed into `destination(y)` and handed to `store`.
+    @inline(__always)
+    private static func reduced(width: Int, height: Int, sigma: Double, factor f: Int, scratch: inout [Float],
+                                outputRows: Range<Int>,
+                                load: (_ y: Int, _ low: UnsafeMutablePointer<Float>) -> Void,
+                                destination: (_ y: Int) -> UnsafeMutablePointer<Float>,
+                                store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
         let lw = (width + f - 1) / f, lh = (height + f - 1) / f
         let fd = Double(f)
         let lowVariance = sigma * sigma - (fd * fd - 1) / 12 - (fd * fd - 1) / 6
@@ -44,9 +101,11 @@ public enum GaussianBlur {
         scratch.withUnsafeMutableBufferPointer { s in
             let low = s.baseAddress!
             let work = low + lw * lh
-            downsample(plane, width: width, height: height, factor: f, into: low, lw: lw, lh: lh)
+            low.update(repeating: 0, count: lw * lh)
+            for y in 0..<height { load(y, low + (y / f) * lw) }
             separable(low, width: lw, height: lh, kernel: kernel, scratch: work)
-            upsample(low, lw: lw, lh: lh, factor: f, into: plane, width: width, height: height)
+            upsample(low, lw: lw, lh: lh, factor: f, width: width, outputRows: outputRows,
+                     destination: destination, store: store)
         }
     }
 
@@ -253,30 +312,28 @@ public enum GaussianBlur {
         }
     }
 
-    /// Block average: each low-res cell sums its f×f block (times 1/f²) in row-major order,
-    /// one full-res row at a time, exactly as a per-pixel `dst[x / f] += src[x]·inv` would.
-    private static func downsample(_ p: UnsafePointer<Float>, width w: Int, height h: Int, factor f: Int,
-                                   into low: UnsafeMutablePointer<Float>, lw: Int, lh: Int) {
-        low.update(repeating: 0, count: lw * lh)
+    /// Block average of one full-res row into its low-res row: each low-res cell sums its f×f
+    /// block (times 1/f²) in row-major order, one full-res row at a time, exactly as a per-pixel
+    /// `dst[x / f] += src[x]·inv` would. Rows of zeros may be skipped: adding zero changes no sum.
+    @inline(__always)
+    private static func downsample(row src: UnsafePointer<Float>, width w: Int, factor f: Int,
+                                   into dst: UnsafeMutablePointer<Float>) {
         let inv = 1 / Float(f * f)
         let whole = w / f            // cells whose block lies entirely inside the row
-        for y in 0..<h {
-            let dst = low + (y / f) * lw, src = p + y * w
-            if f == 2 {
-                for i in 0..<whole { dst[i] = (dst[i] + src[2 &* i] * inv) + src[2 &* i &+ 1] * inv }
-            } else {
-                for i in 0..<whole {
-                    var a = dst[i]
-                    let s = src + i &* f
-                    for dx in 0..<f { a += s[dx] * inv }
-                    dst[i] = a
-                }
+        if f == 2 {
+            for i in 0..<whole { dst[i] = (dst[i] + src[2 &* i] * inv) + src[2 &* i &+ 1] * inv }
+        } else {
+            for i in 0..<whole {
+                var a = dst[i]
+                let s = src + i &* f
+                for dx in 0..<f { a += s[dx] * inv }
+                dst[i] = a
             }
-            if whole < lw {
-                var a = dst[whole]
-                for x in (whole * f)..<w { a += src[x] * inv }
-                dst[whole] = a
-            }
+        }
+        if whole * f < w {
+            var a = dst[whole]
+            for x in (whole * f)..<w { a += src[x] * inv }
+            dst[whole] = a
         }
     }
 
@@ -288,8 +345,12 @@ public enum GaussianBlur {
     /// per low-res row into a full-width row and shared by the f output rows that use it; the
     /// output loop is then one subtract, multiply and add per pixel. Same operations, same
     /// order, same results as evaluating everything per pixel.
-    private static func upsample(_ low: UnsafePointer<Float>, lw: Int, lh: Int, factor f: Int,
-                                 into p: UnsafeMutablePointer<Float>, width w: Int, height h: Int) {
+    ///
+    /// Rows of `outputRows` only, each into `destination(y)` and then handed to `store`.
+    @inline(__always)
+    private static func upsample(_ low: UnsafePointer<Float>, lw: Int, lh: Int, factor f: Int, width w: Int,
+                                 outputRows: Range<Int>, destination: (_ y: Int) -> UnsafeMutablePointer<Float>,
+                                 store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
         let fd = Float(f), half = Float(f - 1) / 2
         // Column tables: for each x the left sample index (offset by one for the zero border)
         // and the weight tx.
@@ -320,7 +381,7 @@ public enum GaussianBlur {
         }
         var rowJ = Int.min           // low-res row held in `upper`
         var upper = rows, lower = rows + w
-        for y in 0..<h {
+        for y in outputRows {
             let v = (Float(y) - half) / fd
             let j = Int(v.rounded(.down)), ty = v - Float(j)
             if j != rowJ {
@@ -333,11 +394,12 @@ public enum GaussianBlur {
                 }
                 rowJ = j
             }
-            let row = p + y * w
+            let row = destination(y)
             for x in 0..<w {
                 let top = upper[x], bottom = lower[x]
                 row[x] = top + (bottom - top) * ty
             }
+            store(y, row)
         }
     }
 }

@@ -209,7 +209,6 @@ public final class Canvas {
     private var base: Sprite
     private var rowScratch: [UInt32] = []
     private var maskScratch: [UInt8] = []
-    private var floatScratch: [Float] = []
     private var blurScratch: [Float] = []
 
     public init(_ target: Pixmap, pool: LayerPool = LayerPool()) {
@@ -556,52 +555,43 @@ public final class Canvas {
         guard let top = stack.last?.sprite else { preconditionFailure("applyDropShadow needs an open layer") }
         inked(top.bounds)
         Canvas.castShadow(on: top.pixmap, color: color, sigma: sigma, dx: Int(dx.rounded()), dy: Int(dy.rounded()),
-                          plane: &floatScratch, scratch: &blurScratch)
+                          scratch: &blurScratch)
     }
 
-    static func castShadow(on pix: Pixmap, color: Color, sigma: Double, dx: Int, dy: Int,
-                           plane: inout [Float], scratch: inout [Float]) {
+    static func castShadow(on pix: Pixmap, color: Color, sigma: Double, dx: Int, dy: Int, scratch: inout [Float]) {
         let w = pix.width, h = pix.height
         guard w > 0, h > 0 else { return }
-        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
         let shadowColor = color.premultiplied8.packed
-        plane.withUnsafeMutableBufferPointer { pb in
-            let p = pb.baseAddress!
+        // content over (shadow colour × blurred alpha), per row: the blurred alpha as 8-bit
+        // levels (a loop that vectorises), the levels' tints (runs of one level as one repeated
+        // value), then the tints behind the content in lanes. A zero level's tint is transparent
+        // and opaque content hides any tint: both leave the content as it is.
+        let tint = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
+        let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
+        let tints = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
+        defer { tint.deallocate(); levels.deallocate(); tints.deallocate() }
+        for k in 0..<256 { tint[k] = Blend.scale(shadowColor, UInt32(k)) }
+        let x0 = max(0, dx), x1 = min(w, w + dx)
+        // The blur loads every row before it stores any: the content it reads is unchanged.
+        GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: 0..<h, load: { y, row in
             // Alpha of the content, shifted by the offset.
-            p.update(repeating: 0, count: w * h)
-            for y in 0..<h {
-                let sy = y - dy
-                guard sy >= 0 && sy < h else { continue }
-                let src = pix.pixels + sy * pix.stride
-                for x in max(0, dx)..<min(w, w + dx) {
-                    p[y * w + x] = Float(src[x - dx] &>> 24) * (1 / 255)
-                }
-            }
-            GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
-            // content over (shadow colour × blurred alpha), per row: the blurred alpha as 8-bit
-            // levels (a loop that vectorises), the levels' tints (runs of one level as one
-            // repeated value), then the tints behind the content in lanes. A zero level's tint is
-            // transparent and opaque content hides any tint: both leave the content as it is.
-            var tint = [UInt32](repeating: 0, count: 256)
-            for k in 0..<256 { tint[k] = Blend.scale(shadowColor, UInt32(k)) }
-            let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: w)
-            let tints = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
-            defer { levels.deallocate(); tints.deallocate() }
-            tint.withUnsafeBufferPointer { lut in
-                for y in 0..<h {
-                    Blend.quantize(p + y * w, count: w, into: levels)
-                    Blend.lookUpSpan(tints, keys: levels, count: w, table: lut.baseAddress!)
-                    Blend.behindSpan(pix.pixels + y * pix.stride, source: tints, count: w)
-                }
-            }
-        }
+            let sy = y - dy
+            guard sy >= 0 && sy < h && x1 > x0 else { return false }
+            let src = pix.pixels + sy * pix.stride
+            for x in x0..<x1 { row[x] = Float(src[x - dx] &>> 24) * (1 / 255) }
+            return true
+        }, store: { y, row in
+            Blend.quantize(row, count: w, into: levels)
+            Blend.lookUpSpan(tints, keys: levels, count: w, table: tint)
+            Blend.behindSpan(pix.pixels + y * pix.stride, source: tints, count: w)
+        })
     }
 
     /// Blurs the innermost layer's content (all channels) with a Gaussian of `sigma` device pixels.
     public func applyBlur(sigma: Double) {
         guard let top = stack.last?.sprite else { preconditionFailure("applyBlur needs an open layer") }
         inked(top.bounds)
-        Canvas.blurChannels(top.pixmap, sigma: sigma, plane: &floatScratch, scratch: &blurScratch)
+        Canvas.blurChannels(top.pixmap, sigma: sigma, scratch: &blurScratch)
     }
 
     /// Blurs each of the four channels of `pix` as its own float plane, then keeps the
@@ -611,7 +601,7 @@ public final class Canvas {
     /// channel's everywhere (a white or grey layer: r = g = b = a) takes that channel's result,
     /// and a channel that is zero everywhere stays zero: the blur is deterministic and maps
     /// zeros to zeros, so this is the same result as blurring it, byte for byte.
-    static func blurChannels(_ pix: Pixmap, sigma: Double, plane: inout [Float], scratch: inout [Float]) {
+    static func blurChannels(_ pix: Pixmap, sigma: Double, scratch: inout [Float]) {
         let w = pix.width, h = pix.height
         guard w > 0, h > 0, sigma > 0 else { return }
         // Which channels are zero, and which equal an earlier one (on the input).
@@ -629,35 +619,31 @@ public final class Canvas {
             }
         }
         for i in 0..<16 { differs[i] = anyDiff & (1 << UInt32(i)) != 0 }
-        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
-        plane.withUnsafeMutableBufferPointer { pb in
-            let p = pb.baseAddress!
-            for ch in 0..<4 {
-                let shift = UInt32(ch * 8)
-                let mask: UInt32 = ~(0xFF << shift)
-                if (nonZero &>> shift) & 0xFF == 0 { continue }           // all zero: stays zero
-                if let earlier = (0..<ch).first(where: { !differs[ch * 4 + $0] }) {
-                    // Same input as an earlier channel: same output.
-                    let from = UInt32(earlier * 8)
-                    for y in 0..<h {
-                        let row = pix.pixels + y * pix.stride
-                        for x in 0..<w { row[x] = (row[x] & mask) | (((row[x] &>> from) & 0xFF) &<< shift) }
-                    }
-                    continue
-                }
+        for ch in 0..<4 {
+            let shift = UInt32(ch * 8)
+            let mask: UInt32 = ~(0xFF << shift)
+            if (nonZero &>> shift) & 0xFF == 0 { continue }           // all zero: stays zero
+            if let earlier = (0..<ch).first(where: { !differs[ch * 4 + $0] }) {
+                // Same input as an earlier channel: same output.
+                let from = UInt32(earlier * 8)
                 for y in 0..<h {
-                    let row = pix.pixels + y * pix.stride, out = p + y * w
-                    for x in 0..<w { out[x] = Float((row[x] &>> shift) & 0xFF) }
+                    let row = pix.pixels + y * pix.stride
+                    for x in 0..<w { row[x] = (row[x] & mask) | (((row[x] &>> from) & 0xFF) &<< shift) }
                 }
-                GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
-                for y in 0..<h {
-                    let row = pix.pixels + y * pix.stride, src = p + y * w
-                    for x in 0..<w {
-                        let v = UInt32(clamp(Double(src[x]), 0, 255) + 0.5)
-                        row[x] = (row[x] & mask) | (v &<< shift)
-                    }
-                }
+                continue
             }
+            // Every row is loaded before any is stored, and a store changes only this channel.
+            GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: 0..<h, load: { y, out in
+                let row = pix.pixels + y * pix.stride
+                for x in 0..<w { out[x] = Float((row[x] &>> shift) & 0xFF) }
+                return true
+            }, store: { y, src in
+                let row = pix.pixels + y * pix.stride
+                for x in 0..<w {
+                    let v = UInt32(clamp(Double(src[x]), 0, 255) + 0.5)
+                    row[x] = (row[x] & mask) | (v &<< shift)
+                }
+            })
         }
         // Keep premultiplied invariants (colour ≤ alpha) after independent rounding.
         for y in 0..<h {

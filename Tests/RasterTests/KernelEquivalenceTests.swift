@@ -191,6 +191,44 @@ import RasterReference
         }
     }
 
+    /// The blur of a plane given by rows (`load`/`store`, no full-size plane at reduced
+    /// resolution) against the reference on the whole plane: the same bits in every stored row,
+    /// only the rows asked for, in order, after every row is loaded. The loads write only the
+    /// columns a shape spans (the rest of the row buffer is what the previous load left, zeros
+    /// at first) and report rows of zeros, as the shadows' loads do.
+    @Test(arguments: [0.7, 3.2, 7.9, 8.0, 10.0, 13.5, 21.06, 35.2])
+    func blurByRowsMatchesTheReferenceBitForBit(sigma: Double) {
+        var rng = SeededRandom(seed: UInt64(sigma * 1000) + 11)
+        for (w, h) in [(160, 96), (203, 131), (47, 300), (16, 16)] {
+            // Values in columns x0..<x1 of rows y0..<y1, zero elsewhere.
+            let x0 = Int(rng.next() % UInt64(w / 3)), x1 = w - Int(rng.next() % UInt64(w / 3))
+            let y0 = Int(rng.next() % UInt64(h / 3)), y1 = h - Int(rng.next() % UInt64(h / 3))
+            var plane = [Float](repeating: 0, count: w * h)
+            for y in y0..<y1 where y % 7 != 3 {        // some rows inside stay zero too
+                for x in x0..<x1 { plane[y * w + x] = rng.next() % 4 == 0 ? 1 : Float(rng.unit()) }
+            }
+            var want = plane, scratch: [Float] = [], reference: [Float] = []
+            want.withUnsafeMutableBufferPointer { ReferenceBlur.blur($0.baseAddress!, width: w, height: h, sigma: sigma, scratch: &reference) }
+            for rows in [0..<h, (h / 4)..<(h * 3 / 4), (h - 1)..<(h + 5)] {
+                var got = [Float](repeating: -1, count: w * h), loaded = 0, stored: [Int] = []
+                GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: rows, load: { y, row in
+                    #expect(y == loaded && stored.isEmpty)
+                    loaded += 1
+                    guard y >= y0 && y < y1 && y % 7 != 3 else { return false }
+                    for x in x0..<x1 { row[x] = plane[y * w + x] }
+                    return true
+                }, store: { y, row in
+                    stored.append(y)
+                    for x in 0..<w { got[y * w + x] = row[x] }
+                })
+                let expected = Array(rows.clamped(to: 0..<h))
+                #expect(loaded == h && stored == expected, "sigma \(sigma) \(w)x\(h) rows \(rows)")
+                let a = expected.flatMap { y in got[(y * w)..<(y * w + w)] }, b = expected.flatMap { y in want[(y * w)..<(y * w + w)] }
+                #expect(Self.firstBitDifference(a, b) == nil, "sigma \(sigma) \(w)x\(h) rows \(rows)")
+            }
+        }
+    }
+
     /// The first index where two planes' float bits differ, with both values; nil if none.
     static func firstBitDifference(_ a: [Float], _ b: [Float]) -> (index: Int, got: Float, want: Float)? {
         guard let i = a.indices.first(where: { a[$0].bitPattern != b[$0].bitPattern }) else { return nil }

@@ -36,7 +36,6 @@ final class VividSpriteCache: ToggleComposition {
     private var clip: AlphaPlane?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
-    private var planeScratch: [Float] = []
     private var blurScratch: [Float] = []
 
     init(renderer r: VividRenderer, pool: LayerPool, retained: Bool) {
@@ -83,44 +82,33 @@ final class VividSpriteCache: ToggleComposition {
         let ax = (plane.x - full.x) % f, ay = (plane.y - full.y) % f
         plane = IntRect(x: plane.x - ax, y: plane.y - ay, width: plane.width + ax, height: plane.height + ay)
         let w = plane.width, h = plane.height
-        if planeScratch.count < w * h { planeScratch = [Float](repeating: 0, count: max(1, w * h)) }
         let ob = (cut ?? full).intersection(plane)
-        let out = maker.newPixmap(ob, cleared: false)     // every row is written below
+        let out = maker.newPixmap(ob, cleared: false)     // every pixel is written below
         let tint = art.color.premultiplied8.packed
         let sp = src.pixmap
-        planeScratch.withUnsafeMutableBufferPointer { vb in
-            let v = vb.baseAddress!
-            v.update(repeating: 0, count: w * h)
-            for y in 0..<sp.height {
-                let py = y + src.origin.y + dy - plane.y
-                guard py >= 0 && py < h else { continue }
-                let row = sp.pixels + y * sp.stride
-                let x0 = max(0, plane.x - src.origin.x - dx), x1 = min(sp.width, plane.maxX - src.origin.x - dx)
-                guard x1 > x0 else { continue }
-                let base = py * w + (src.origin.x + dx - plane.x)
-                for x in x0..<x1 { v[base + x] = Float(row[x] &>> 24) * (1 / 255) }
-            }
-            GaussianBlur.blur(v, width: w, height: h, sigma: sigma, scratch: &blurScratch)
-            // The tint at each of the 256 alpha levels, then per row: the part of the plane the
-            // output covers (all of it: `ob` lies inside `plane`) as levels (a loop that
-            // vectorises) and their tints (a run of one level, the blur's flat inside and
-            // outside, as one repeated value); transparent elsewhere.
-            let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
-            let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, ob.width))
-            defer { lut.deallocate(); levels.deallocate() }
-            for k in 0..<256 { lut[k] = Blend.scale(tint, UInt32(k)) }
-            let xa = max(0, plane.x - ob.x), xb = min(ob.width, plane.maxX - ob.x)
-            for y in 0..<ob.height {
-                let dst = out.pixels + y * out.stride
-                let py = y + ob.y - plane.y
-                guard py >= 0 && py < h && xb > xa else { dst.update(repeating: 0, count: ob.width); continue }
-                if xa > 0 { dst.update(repeating: 0, count: xa) }
-                if xb < ob.width { (dst + xb).update(repeating: 0, count: ob.width - xb) }
-                let src = v + py * w + (ob.x - plane.x)
-                Blend.quantize(src + xa, count: xb - xa, into: levels)
-                Blend.lookUpSpan(dst + xa, keys: levels, count: xb - xa, table: lut)
-            }
-        }
+        // The tint at each of the 256 alpha levels; the source's columns in the plane.
+        let lut = UnsafeMutablePointer<UInt32>.allocate(capacity: 256)
+        let levels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, ob.width))
+        defer { lut.deallocate(); levels.deallocate() }
+        for k in 0..<256 { lut[k] = Blend.scale(tint, UInt32(k)) }
+        let x0 = max(0, plane.x - src.origin.x - dx), x1 = min(sp.width, plane.maxX - src.origin.x - dx)
+        let base = src.origin.x + dx - plane.x
+        // The alpha of each source row at its place in the plane (the row's other columns stay
+        // zero: every load writes the same columns), blurred; then each output row (`ob` lies
+        // inside `plane`) as levels (a loop that vectorises) and their tints (a run of one
+        // level, the blur's flat inside and outside, as one repeated value).
+        GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &blurScratch,
+                          outputRows: (ob.y - plane.y)..<(ob.maxY - plane.y),
+                          load: { py, row in
+            let y = py + plane.y - src.origin.y - dy
+            guard y >= 0 && y < sp.height && x1 > x0 else { return false }
+            let pixels = sp.pixels + y * sp.stride
+            for x in x0..<x1 { row[base + x] = Float(pixels[x] &>> 24) * (1 / 255) }
+            return true
+        }, store: { py, v in
+            Blend.quantize(v + (ob.x - plane.x), count: ob.width, into: levels)
+            Blend.lookUpSpan(out.pixels + (py + plane.y - ob.y) * out.stride, keys: levels, count: ob.width, table: lut)
+        })
         return Sprite(pixmap: out, origin: (ob.x, ob.y))
     }
 
