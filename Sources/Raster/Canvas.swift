@@ -591,7 +591,7 @@ public final class Canvas {
     public func applyBlur(sigma: Double) {
         guard let top = stack.last?.sprite else { preconditionFailure("applyBlur needs an open layer") }
         inked(top.bounds)
-        Canvas.blurChannels(top.pixmap, sigma: sigma, scratch: &blurScratch)
+        Canvas.blurChannels(top.pixmap, sigma: sigma, rows: 0..<top.pixmap.height, scratch: &blurScratch)
     }
 
     /// Blurs each of the four channels of `pix` as its own float plane, then keeps the
@@ -601,9 +601,13 @@ public final class Canvas {
     /// channel's everywhere (a white or grey layer: r = g = b = a) takes that channel's result,
     /// and a channel that is zero everywhere stays zero: the blur is deterministic and maps
     /// zeros to zeros, so this is the same result as blurring it, byte for byte.
-    static func blurChannels(_ pix: Pixmap, sigma: Double, scratch: inout [Float]) {
+    ///
+    /// Only rows `rows` are written (all of `pix` is read): they hold what blurring the whole
+    /// pixmap puts there, and the other rows keep their pixels, for a caller that keeps a part.
+    public static func blurChannels(_ pix: Pixmap, sigma: Double, rows: Range<Int>, scratch: inout [Float]) {
         let w = pix.width, h = pix.height
-        guard w > 0, h > 0, sigma > 0 else { return }
+        let rows = rows.clamped(to: 0..<h)
+        guard w > 0, h > 0, sigma > 0, !rows.isEmpty else { return }
         // Which channels are zero, and which equal an earlier one (on the input).
         var nonZero: UInt32 = 0
         var differs = [Bool](repeating: false, count: 16)   // [later * 4 + earlier]
@@ -626,14 +630,14 @@ public final class Canvas {
             if let earlier = (0..<ch).first(where: { !differs[ch * 4 + $0] }) {
                 // Same input as an earlier channel: same output.
                 let from = UInt32(earlier * 8)
-                for y in 0..<h {
+                for y in rows {
                     let row = pix.pixels + y * pix.stride
                     for x in 0..<w { row[x] = (row[x] & mask) | (((row[x] &>> from) & 0xFF) &<< shift) }
                 }
                 continue
             }
             // Every row is loaded before any is stored, and a store changes only this channel.
-            GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: 0..<h, load: { y, out in
+            GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: rows, load: { y, out in
                 let row = pix.pixels + y * pix.stride
                 for x in 0..<w { out[x] = Float((row[x] &>> shift) & 0xFF) }
                 return true
@@ -646,7 +650,7 @@ public final class Canvas {
             })
         }
         // Keep premultiplied invariants (colour ≤ alpha) after independent rounding.
-        for y in 0..<h {
+        for y in rows {
             let row = pix.pixels + y * pix.stride
             for x in 0..<w {
                 var c = PremultipliedRGBA8(packed: row[x])

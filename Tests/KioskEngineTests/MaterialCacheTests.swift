@@ -49,6 +49,36 @@ import Testing
         #expect(full.blurredBuilds == full.builds)
     }
 
+    /// The full build blurs only the rows it keeps and tints only its own pixels: byte for byte
+    /// what a layer of the backdrop blurred whole with `Canvas.applyBlur`, tinted whole and cut
+    /// out gives.
+    @Test(arguments: [(Rect(x: 40.3, y: 30.5, width: 309.4, height: 65.2), 10.0),
+                      (Rect(x: 7, y: 9, width: 620, height: 130), 20.0),
+                      (Rect(x: 2.5, y: 1.25, width: 90, height: 20), 3.0)])
+    func fullBuildIsTheWholeLayerBlurredAndCut(capsule: Rect, sigma: Double) {
+        let tints = [Color(r: 1, g: 1, b: 1, a: 0.55), Color(r: 0.2, g: 0.2, b: 0.25, a: 0.6), .clear]
+        for tint in tints {
+            for bg in Self.backgrounds() {
+                var full = MaterialCache()
+                let got = full.sprite(for: capsule, background: bg, tint: tint, sigma: sigma, canvasPool: LayerPool(), incremental: false)
+                let rect = capsule.roundedOut, margin = Int((sigma * 3).rounded(.up))
+                let box = rect.insetBy(dx: -margin, dy: -margin)
+                let c = Canvas(Pixmap(width: box.width, height: box.height))
+                c.beginLayer(deviceBounds: c.drawableBounds)
+                c.fill(deviceRect: c.drawableBounds, bg.color)
+                c.applyBlur(sigma: sigma)
+                c.fill(deviceRect: c.drawableBounds, tint)
+                let layer = c.endLayerAsSprite().pixmap
+                #expect(got.bounds == rect)
+                var diff = 0
+                for y in 0..<rect.height {
+                    for x in 0..<rect.width where got.pixmap[x, y] != layer[x + margin, y + margin] { diff += 1 }
+                }
+                #expect(diff == 0, "background \(String(bg, radix: 16)), tint \(tint): \(diff) pixels differ")
+            }
+        }
+    }
+
     /// The one-blur bound (a plane of ones) that marks every channel value as rounding back
     /// agrees with checking each value with its own blur; and it holds for the page's button
     /// sizes, so a cross-fade blurs nothing.

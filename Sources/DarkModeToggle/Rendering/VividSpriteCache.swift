@@ -46,10 +46,19 @@ final class VividSpriteCache: ToggleComposition {
         innerBounds = measure.deviceBounds(of: VividArt.innerFrame)
     }
 
-    /// The capsule's coverage as a sprite (made anew on each call: only the capsule's shadow
-    /// is cast from it; everything else reads `clipPlane`).
+    /// The capsule's coverage as a sprite: the capsule's shadow is cast from it and `clipPlane`
+    /// made from it; held until both are made (once each per composition).
     private func clipSprite() -> Sprite {
-        maker.sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
+        if let s = capsule { return s }
+        let s = maker.sprite(trackBounds, trackTransform) { $0.fill(VividArt.clipShape.path, .solid(.white)) }
+        capsule = s
+        return s
+    }
+    private var capsule: Sprite?
+
+    /// Lets the capsule's sprite go once neither `clipPlane` nor `capsuleShadow` needs it.
+    private func releaseClipSprite() {
+        if clip != nil && capShadow != nil { capsule = nil }
     }
 
     /// The capsule's coverage as a kept 8-bit plane: the inner layer's mask every frame, and
@@ -58,6 +67,7 @@ final class VividSpriteCache: ToggleComposition {
         if let m = clip { return m }
         let m = AlphaPlane(alphaOf: clipSprite())
         clip = m
+        releaseClipSprite()
         return m
     }
 
@@ -166,6 +176,7 @@ final class VividSpriteCache: ToggleComposition {
         let s = shadow(of: clipSprite(), cut: trackBounds)
         if retained { s.indexRuns() }
         capShadow = s
+        releaseClipSprite()
         return s
     }
 

@@ -931,21 +931,28 @@ struct MaterialCache {
             s = Sprite(pixmap: pix, origin: (rect.x, rect.y))
         } else {
             blurredBuilds += 1
-            let pix = Pixmap(width: max(1, box.width), height: max(1, box.height))
-            pix.fill(pix.bounds, with: background)
-            let c = Canvas(pix)
-            c.beginLayer(deviceBounds: pix.bounds)
-            c.fill(deviceRect: pix.bounds, background.color)
-            c.applyBlur(sigma: sigma)
-            c.fill(deviceRect: pix.bounds, tint)
-            let layer = c.endLayerAsSprite()
-            let out = Pixmap(width: width, height: height)
-            out.copyRegion(from: layer.pixmap, sourceX: margin, sourceY: margin)
-            s = Sprite(pixmap: out, origin: (rect.x, rect.y))
+            s = Sprite(pixmap: Self.blurredBackdrop(layerColor, box: box, margin: margin, width: width, height: height,
+                                                    tint: tint, sigma: sigma, scratch: &scratch),
+                       origin: (rect.x, rect.y))
         }
         key = (rect, background, tintKey, sigma)
         cached = s
         return s
+    }
+
+    /// The backdrop blurred for real: a layer of `layerColor` covering `box`, blurred (all
+    /// channels, `Canvas.applyBlur`'s blur), tinted (src-over, as `Canvas.fill` draws), and its
+    /// `width`×`height` pixels `margin` in. Only those rows are blurred and only those pixels
+    /// tinted: the blur reads the whole layer and writes each row as blurring all of it does.
+    static func blurredBackdrop(_ layerColor: UInt32, box: IntRect, margin: Int, width: Int, height: Int, tint: Color,
+                                sigma: Double, scratch: inout [Float]) -> Pixmap {
+        let layer = Pixmap(width: max(1, box.width), height: max(1, box.height))
+        layer.fill(layer.bounds, with: layerColor)
+        Canvas.blurChannels(layer, sigma: sigma, rows: margin..<(margin + height), scratch: &scratch)
+        let out = Pixmap(width: width, height: height)
+        out.copyRegion(from: layer, sourceX: margin, sourceY: margin)
+        Canvas(out).fill(deviceRect: out.bounds, tint)
+        return out
     }
 
     /// The blurred layer's colour inside `rect` when the layer is `color` everywhere and every
