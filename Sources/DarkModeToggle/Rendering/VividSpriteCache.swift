@@ -124,11 +124,17 @@ final class VividSpriteCache: ToggleComposition {
 
     /// Sprites composited in order (src-over) into one sprite covering `bounds`; with
     /// `cutInterior`, pixels where the capsule is opaque are cleared afterwards.
+    ///
+    /// A first part at full opacity that covers `bounds` exactly (a shadow, under what casts
+    /// it) is copied in rather than composited onto a cleared pixmap: src-over onto
+    /// transparent pixels gives the source itself.
     private func stack(_ bounds: IntRect, _ parts: [(Sprite, Double)], cutInterior: Bool) -> Sprite {
-        let pix = maker.newPixmap(bounds)
+        let copiesFirst = parts.first.map { $0.0.bounds == bounds && $0.1 == 1 } ?? false
+        let pix = maker.newPixmap(bounds, cleared: !copiesFirst)
+        if copiesFirst { pix.copy(pix.bounds, from: parts[0].0.pixmap) }
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (bounds.x, bounds.y))
-        for (s, a) in parts { c.draw(s, opacity: a) }
+        for (s, a) in parts.dropFirst(copiesFirst ? 1 : 0) { c.draw(s, opacity: a) }
         if cutInterior {
             let m = clipPlane()
             for y in 0..<bounds.height {
