@@ -14,7 +14,7 @@
 # buffer out directly; a screenshot taken at a frame cage makes on its own (grim asks for one)
 # rather than at one of the kiosk's commits comes out black. While the page animates, the
 # kiosk's next commit is usually the frame grim gets, but not always: one CI run (stop 27) had
-# a black shot of the animated page. Here: none in 6 runs idle or with 2 CPU hogs; with 4
+# a black shot of the animated page. Here: none in 8 runs idle or with 2 CPU hogs; with 4
 # hogs, 2 black first shots in 14 runs (one per presenter), each followed by a good one. So
 # each presenter is screenshot three times, 0.2 s apart, and the check needs one shot showing
 # the page; the black ones before it are printed.
