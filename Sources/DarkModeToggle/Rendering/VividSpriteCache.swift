@@ -34,6 +34,8 @@ final class VividSpriteCache: ToggleComposition {
     private var border, halo, capShadow, capShadowRing, outerLight, outerDark, extraLight, extraDark: Sprite?
     /// The capsule's coverage, kept as an 8-bit plane (`clipPlane`).
     private var clip: AlphaPlane?
+    /// The capsule's coverage as a sprite, until `clipPlane` and `capsuleShadow` are made from it.
+    private var capsule: Sprite?
     private var clouds: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var cloudLeaves: [Sprite?] = Array(repeating: nil, count: VividArt.cloudGroups.count)
     private var blurScratch: [Float] = []
@@ -54,7 +56,6 @@ final class VividSpriteCache: ToggleComposition {
         capsule = s
         return s
     }
-    private var capsule: Sprite?
 
     /// Lets the capsule's sprite go once neither `clipPlane` nor `capsuleShadow` needs it.
     private func releaseClipSprite() {
