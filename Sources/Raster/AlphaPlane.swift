@@ -85,3 +85,26 @@ extension AlphaPlane {
         }
     }
 }
+
+extension Pixmap {
+    /// Keeps the pixels only through `plane` (device coordinates; this pixmap's top-left at
+    /// device `origin`): each pixel scaled by the plane's byte there, and cleared outside the
+    /// plane. For content drawn straight into a transparent pixmap, these are the bytes of
+    /// drawing it into a layer instead and ending that with `endLayer(mask: .plane(plane, …))`
+    /// onto this pixmap (src-over onto transparent pixels is the source), without the layer.
+    public func keep(through plane: AlphaPlane, origin: (x: Int, y: Int)) {
+        let px = plane.origin.x - origin.x, py = plane.origin.y - origin.y
+        let x0 = max(0, px), x1 = min(width, px + plane.width)
+        for y in 0..<height {
+            let row = pixels + y * stride
+            let my = y - py
+            guard my >= 0 && my < plane.height && x1 > x0 else {
+                row.update(repeating: 0, count: width)
+                continue
+            }
+            if x0 > 0 { row.update(repeating: 0, count: x0) }
+            if x1 < width { (row + x1).update(repeating: 0, count: width - x1) }
+            Blend.maskSpan(row + x0, mask: UnsafePointer(plane.bytes + my * plane.width + (x0 - px)), count: x1 - x0)
+        }
+    }
+}

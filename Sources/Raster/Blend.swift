@@ -509,6 +509,36 @@ public enum Blend {
         }
     }
 
+    /// `dst = layerSpan(transparent, source: dst, opacity: 255, mask: mask)` in place: the row's
+    /// pixels as compositing them through the mask onto transparent pixels leaves them (the
+    /// same kernels: a run of 255 keeps them, a run of 0 clears them, a mixed word scales them
+    /// in lanes, the last pixels one by one).
+    @inlinable
+    public static func maskSpan(_ dst: UnsafeMutablePointer<UInt32>, mask: UnsafePointer<UInt8>, count: Int) {
+        let clear = Pixels(repeating: 0)
+        var i = 0
+        while i < count {
+            if i &+ 8 <= count {
+                let w = word(mask, i)
+                if w == ~0 { i = runEnd(mask, from: i &+ 8, count: count, equalTo: ~0); continue }
+                if w == 0 {
+                    let end = runEnd(mask, from: i &+ 8, count: count, equalTo: 0)
+                    (dst + i).update(repeating: 0, count: end &- i)
+                    i = end
+                    continue
+                }
+                let s = UnsafeRawPointer(dst + i).loadUnaligned(as: Pixels.self)
+                UnsafeMutableRawPointer(dst + i).storeBytes(of: scaledOverBlock(s, coverageLanes(mask + i), clear), as: Pixels.self)
+                i &+= 8
+            } else {
+                let s = dst[i]
+                dst[i] = 0
+                partialLayer(dst + i, s, opacity: 255, mask: UInt32(mask[i]))
+                i &+= 1
+            }
+        }
+    }
+
     @inlinable @inline(__always)
     static func partialLayer(_ dst: UnsafeMutablePointer<UInt32>, _ s: UInt32, opacity: UInt32, mask m: UInt32) {
         if s == 0 { return }

@@ -49,7 +49,14 @@ public enum GaussianBlur {
     /// row `y`, for each `y` in `outputRows`, in order; every `load` comes before the first
     /// `store`. The values are the ones `blur(_:width:height:sigma:scratch:)` leaves in a
     /// plane of the loaded rows, bit for bit.
+    ///
+    /// `origin` places the plane inside a larger one (its top-left there, on that plane's f×f
+    /// block grid: multiples of `factor(sigma:)`), whose blocks and reconstruction positions the
+    /// blur then uses. A part cut from a plane that holds every non-zero input of the plane and
+    /// reaches `reach(sigma:)` beyond them on each side (or to the plane's edge) gets, bit for
+    /// bit, the values blurring the whole plane puts there; everywhere else those are 0.
     public static func blur(width: Int, height: Int, sigma: Double, scratch: inout [Float], outputRows: Range<Int>,
+                            origin: (x: Int, y: Int) = (0, 0),
                             load: (_ y: Int, _ row: UnsafeMutablePointer<Float>) -> Bool,
                             store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
         guard width > 0, height > 0 else { return }
@@ -77,11 +84,27 @@ public enum GaussianBlur {
         let row = UnsafeMutablePointer<Float>.allocate(capacity: width)
         defer { row.deallocate() }
         row.update(repeating: 0, count: width)
-        reduced(width: width, height: height, sigma: sigma, factor: f, scratch: &scratch, outputRows: rows,
+        precondition(origin.x % f == 0 && origin.y % f == 0, "GaussianBlur.blur: origin off the \(f)x\(f) block grid")
+        reduced(width: width, height: height, sigma: sigma, factor: f, scratch: &scratch, outputRows: rows, origin: origin,
                 load: { y, low in
                     if load(y, row) { downsample(row: row, width: width, factor: f, into: low) }
                 },
                 destination: { _ in row }, store: { y, out in store(y, out) })
+    }
+
+    /// The block size of the reduced-resolution blur for `sigma` (1: full resolution).
+    public static func factor(sigma: Double) -> Int { max(1, Int(sigma / downsampleSigma)) }
+
+    /// How far (pixels) an input value can move an output value, with room to spare: beyond
+    /// this distance from every non-zero input the blur's output is exactly 0, and so are the
+    /// low-resolution samples the reconstruction reads there (see `blur(…origin:…)`).
+    public static func reach(sigma: Double) -> Int {
+        guard sigma > 0 else { return 0 }
+        let f = factor(sigma: sigma)
+        if f == 1 { return gaussianKernel(sigma).count / 2 }
+        let fd = Double(f)
+        let lowVariance = sigma * sigma - (fd * fd - 1) / 12 - (fd * fd - 1) / 6
+        return f * (gaussianKernel(lowVariance.squareRoot() / fd).count / 2 + 2) + f
     }
 
     /// The reduced-resolution blur (f ≥ 2): each input row averaged into the low-res plane as it
@@ -89,7 +112,7 @@ public enum GaussianBlur {
     /// `outputRows` reconstructed into `destination(y)` and handed to `store`.
     @inline(__always)
     private static func reduced(width: Int, height: Int, sigma: Double, factor f: Int, scratch: inout [Float],
-                                outputRows: Range<Int>,
+                                outputRows: Range<Int>, origin: (x: Int, y: Int) = (0, 0),
                                 load: (_ y: Int, _ low: UnsafeMutablePointer<Float>) -> Void,
                                 destination: (_ y: Int) -> UnsafeMutablePointer<Float>,
                                 store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
@@ -104,7 +127,7 @@ public enum GaussianBlur {
             low.update(repeating: 0, count: lw * lh)
             for y in 0..<height { load(y, low + (y / f) * lw) }
             separable(low, width: lw, height: lh, kernel: kernel, scratch: work)
-            upsample(low, lw: lw, lh: lh, factor: f, width: width, outputRows: outputRows,
+            upsample(low, lw: lw, lh: lh, factor: f, width: width, outputRows: outputRows, origin: origin,
                      destination: destination, store: store)
         }
     }
@@ -349,7 +372,8 @@ public enum GaussianBlur {
     /// Rows of `outputRows` only, each into `destination(y)` and then handed to `store`.
     @inline(__always)
     private static func upsample(_ low: UnsafePointer<Float>, lw: Int, lh: Int, factor f: Int, width w: Int,
-                                 outputRows: Range<Int>, destination: (_ y: Int) -> UnsafeMutablePointer<Float>,
+                                 outputRows: Range<Int>, origin: (x: Int, y: Int),
+                                 destination: (_ y: Int) -> UnsafeMutablePointer<Float>,
                                  store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
         let fd = Float(f), half = Float(f - 1) / 2
         // Column tables: for each x the left sample index (offset by one for the zero border)
@@ -360,10 +384,12 @@ public enum GaussianBlur {
         let padded = UnsafeMutablePointer<Float>.allocate(capacity: lw + 2)
         let rows = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w)
         defer { left.deallocate(); tx.deallocate(); padded.deallocate(); rows.deallocate() }
+        // Positions on the larger plane's grid (`origin`), cells of this plane's low-res rows.
+        let cx = origin.x / f, cy = origin.y / f
         for x in 0..<w {
-            let u = (Float(x) - half) / fd
+            let u = (Float(x + origin.x) - half) / fd
             let i = Int(u.rounded(.down))
-            left[x] = i &+ 1
+            left[x] = i - cx &+ 1
             tx[x] = u - Float(i)
         }
         padded[0] = 0; padded[lw + 1] = 0
@@ -382,8 +408,9 @@ public enum GaussianBlur {
         var rowJ = Int.min           // low-res row held in `upper`
         var upper = rows, lower = rows + w
         for y in outputRows {
-            let v = (Float(y) - half) / fd
-            let j = Int(v.rounded(.down)), ty = v - Float(j)
+            let v = (Float(y + origin.y) - half) / fd
+            let g = Int(v.rounded(.down)), ty = v - Float(g)
+            let j = g - cy
             if j != rowJ {
                 if j == rowJ &+ 1 {
                     swap(&upper, &lower)          // the old lower row is the new upper row

@@ -354,6 +354,19 @@ public final class Canvas {
         clip = r
     }
 
+    /// Starts an off-screen layer covering `deviceBounds`, held in `storage`: a transparent
+    /// pixmap of exactly that size, not the pool's, for a caller that keeps the layer
+    /// (`endLayerAsSprite`) instead of compositing it. `deviceBounds` must lie within what is
+    /// drawable.
+    public func beginLayer(deviceBounds: IntRect, storage: Pixmap) {
+        precondition(deviceBounds.intersection(drawableBounds) == deviceBounds,
+                     "beginLayer(deviceBounds:storage:): the layer must lie within what is drawable")
+        precondition(storage.width == deviceBounds.width && storage.height == deviceBounds.height,
+                     "beginLayer(deviceBounds:storage:): the storage must be the layer's size")
+        stack.append((Sprite(pixmap: storage, origin: (deviceBounds.x, deviceBounds.y)), clip, .zero))
+        clip = deviceBounds
+    }
+
     /// Starts a layer covering user-space `bounds` under the current transform.
     public func beginLayer(bounds: Rect) {
         beginLayer(deviceBounds: deviceBounds(of: bounds))
@@ -552,15 +565,32 @@ public final class Canvas {
     /// shadow from the content including the earlier shadows (SwiftUI's stacked `.shadow`).
     /// The layer must have room for the shadow: see `GaussianBlur.extent`.
     public func applyDropShadow(color: Color, sigma: Double, dx: Double, dy: Double) {
-        guard let top = stack.last?.sprite else { preconditionFailure("applyDropShadow needs an open layer") }
-        inked(top.bounds)
-        Canvas.castShadow(on: top.pixmap, color: color, sigma: sigma, dx: Int(dx.rounded()), dy: Int(dy.rounded()),
-                          scratch: &blurScratch)
+        guard let (top, _, ink) = stack.last else { preconditionFailure("applyDropShadow needs an open layer") }
+        let content = ink.intersection(top.bounds).offsetBy(dx: -top.origin.x, dy: -top.origin.y)
+        let cast = Canvas.castShadow(on: top.pixmap, color: color, sigma: sigma, dx: Int(dx.rounded()), dy: Int(dy.rounded()),
+                                     content: content, scratch: &blurScratch)
+        inked(cast.union(content).offsetBy(dx: top.origin.x, dy: top.origin.y))
     }
 
-    static func castShadow(on pix: Pixmap, color: Color, sigma: Double, dx: Int, dy: Int, scratch: inout [Float]) {
-        let w = pix.width, h = pix.height
-        guard w > 0, h > 0 else { return }
+    /// Puts the shadow of `pix`'s content under it (see `applyDropShadow`). `content` holds
+    /// every pixel that is not transparent (the whole pixmap when nil): the shadow is blurred
+    /// only around it, as far as the blur reaches, on the whole pixmap's block grid, so the
+    /// bytes are those of blurring the whole pixmap, where the rest of the shadow is exactly 0.
+    /// Returns the rectangle whose pixels it may have changed.
+    @discardableResult
+    static func castShadow(on pix: Pixmap, color: Color, sigma: Double, dx: Int, dy: Int, content: IntRect? = nil,
+                           scratch: inout [Float]) -> IntRect {
+        let whole = IntRect(x: 0, y: 0, width: pix.width, height: pix.height)
+        let held = (content ?? whole).intersection(whole)
+        guard !held.isEmpty else { return .zero }
+        // The part of the pixmap the shadow can reach, its top-left on the block grid.
+        let f = GaussianBlur.factor(sigma: sigma), reach = GaussianBlur.reach(sigma: sigma)
+        var part = held.offsetBy(dx: dx, dy: dy).insetBy(dx: -reach, dy: -reach).intersection(whole)
+        guard !part.isEmpty else { return .zero }
+        part = IntRect(x: part.x - part.x % f, y: part.y - part.y % f,
+                       width: part.width + part.x % f, height: part.height + part.y % f)
+        let w = part.width, h = part.height
+        let px = part.x, py = part.y
         let shadowColor = color.premultiplied8.packed
         // content over (shadow colour × blurred alpha), per row: the blurred alpha as 8-bit
         // levels (a loop that vectorises), the levels' tints (runs of one level as one repeated
@@ -571,20 +601,23 @@ public final class Canvas {
         let tints = UnsafeMutablePointer<UInt32>.allocate(capacity: w)
         defer { tint.deallocate(); levels.deallocate(); tints.deallocate() }
         for k in 0..<256 { tint[k] = Blend.scale(shadowColor, UInt32(k)) }
-        let x0 = max(0, dx), x1 = min(w, w + dx)
+        // The part's columns whose source (the offset undone) lies in the pixmap.
+        let x0 = max(0, dx - px), x1 = min(w, pix.width + dx - px)
         // The blur loads every row before it stores any: the content it reads is unchanged.
-        GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: 0..<h, load: { y, row in
+        GaussianBlur.blur(width: w, height: h, sigma: sigma, scratch: &scratch, outputRows: 0..<h, origin: (px, py),
+                          load: { y, row in
             // Alpha of the content, shifted by the offset.
-            let sy = y - dy
-            guard sy >= 0 && sy < h && x1 > x0 else { return false }
-            let src = pix.pixels + sy * pix.stride
-            for x in x0..<x1 { row[x] = Float(src[x - dx] &>> 24) * (1 / 255) }
+            let sy = y + py - dy
+            guard sy >= 0 && sy < pix.height && x1 > x0 else { return false }
+            let src = pix.pixels + sy * pix.stride + px - dx
+            for x in x0..<x1 { row[x] = Float(src[x] &>> 24) * (1 / 255) }
             return true
         }, store: { y, row in
             Blend.quantize(row, count: w, into: levels)
             Blend.lookUpSpan(tints, keys: levels, count: w, table: tint)
-            Blend.behindSpan(pix.pixels + y * pix.stride, source: tints, count: w)
+            Blend.behindSpan(pix.pixels + (y + py) * pix.stride + px, source: tints, count: w)
         })
+        return part
     }
 
     /// Blurs the innermost layer's content (all channels) with a Gaussian of `sigma` device pixels.

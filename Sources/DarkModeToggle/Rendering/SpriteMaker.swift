@@ -44,6 +44,25 @@ final class SpriteMaker {
         return s
     }
 
+    /// Renders a piece drawn as one layer (content, then what acts on a layer's content: drop
+    /// shadows, blurs) whose pixmap is the sprite: the bytes `sprite` makes of drawing that layer
+    /// into a piece of the same bounds and ending it there (src-over onto transparent pixels is
+    /// the source), without the second pixmap and the composite.
+    func layerSprite(_ bounds: IntRect, _ transform: Transform, _ draw: (Canvas) -> Void) -> Sprite {
+        let pix = newPixmap(bounds)
+        let c = Canvas(pix, pool: pool)
+        c.retarget(pix, origin: (bounds.x, bounds.y))
+        c.transform = transform
+        c.beginLayer(deviceBounds: bounds, storage: pix)
+        draw(c)
+        var s = c.endLayerAsSprite()
+        if retained {
+            s = s.trimmed()
+            s.indexRuns()
+        }
+        return s
+    }
+
     /// Draws `sprite` (positioned for origin 0,0) shifted to `origin` + (dx, dy). The sprite is
     /// only read: several canvases may place kept sprites at once (`ToggleDeviceRenderer.prepare`).
     static func place(_ sprite: Sprite, on canvas: Canvas, at origin: (x: Int, y: Int), dx: Int = 0, dy: Int = 0,

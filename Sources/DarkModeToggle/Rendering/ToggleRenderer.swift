@@ -193,11 +193,11 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         Rect(x: star.center.x - star.radius, y: star.center.y - star.radius, width: 2 * star.radius, height: 2 * star.radius)
     }
 
-    /// A sun or moon as one layer: disc, gradient stroke, stacked shadows, (occlusion), then the
-    /// view's opacity applied to all of it.
-    func drawBody(_ body: ToggleArt.Body, occlusion: Bool, on canvas: Canvas, celestial o: CelestialPlacement, opacity: Double) {
+    /// A sun or moon into the open layer that covers `bodyBounds(body, celestial: o)`: disc,
+    /// gradient stroke, stacked shadows, (occlusion). The view's opacity applies to all of it:
+    /// `ToggleSpriteCache` makes that layer its sprite and places it at the opacity.
+    func drawBody(_ body: ToggleArt.Body, occlusion: Bool, onLayerOf canvas: Canvas, celestial o: CelestialPlacement) {
         canvas.transform = celestialTransform(o)
-        canvas.beginLayer(deviceBounds: bodyBounds(body, celestial: o))
         let shape = body.shape
         canvas.fill(shape.path, .solid(body.fill))
         canvas.fill(shape.stroke(lineWidth: body.strokeWidth, alignment: .centered),
@@ -209,7 +209,6 @@ public final class ToggleRenderer: ToggleDeviceRenderer {
         if occlusion {
             canvas.fill(ToggleArt.moonOcclusion, .solid(ToggleArt.moonOcclusionColor))
         }
-        canvas.endLayer(opacity: opacity)
     }
 }
 

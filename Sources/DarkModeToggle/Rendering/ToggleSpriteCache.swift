@@ -201,8 +201,8 @@ final class ToggleSpriteCache: ToggleComposition {
             let r = renderer
             let home = CelestialPlacement(x: 0, y: 0, phaseX: placement.phaseX, phaseY: placement.phaseY)
             let art = isMoon ? ToggleArt.moon : ToggleArt.sun
-            return maker.sprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
-                r.drawBody(art, occlusion: isMoon, on: c, celestial: home, opacity: 1)
+            return maker.layerSprite(r.bodyBounds(art, celestial: home), r.celestialTransform(home)) { c in
+                r.drawBody(art, occlusion: isMoon, onLayerOf: c, celestial: home)
             }
         }
     }

@@ -192,10 +192,10 @@ public final class VividRenderer: ToggleDeviceRenderer {
         }
     }
 
-    /// A sun or moon as one layer: disc, craters, gradient ring, stacked shadows.
-    func drawBody(_ body: VividArt.Body, on canvas: Canvas, celestial o: (x: Int, y: Int)) {
+    /// A sun or moon into the open layer that covers `bodyBounds(body, celestial: o)`: disc,
+    /// craters, gradient ring, stacked shadows (`VividSpriteCache` makes that layer its sprite).
+    func drawBody(_ body: VividArt.Body, onLayerOf canvas: Canvas, celestial o: (x: Int, y: Int)) {
         canvas.transform = celestialTransform(o)
-        canvas.beginLayer(deviceBounds: bodyBounds(body, celestial: o))
         canvas.fill(Path.circle(center: body.center, radius: body.radius), .solid(body.fill))
         for c in body.craters {
             let r = c.diameter / 2
@@ -211,6 +211,5 @@ public final class VividRenderer: ToggleDeviceRenderer {
             canvas.applyDropShadow(color: s.color, sigma: s.radius * celestialUnit,
                                    dx: s.dx * celestialUnit, dy: s.dy * celestialUnit)
         }
-        canvas.endLayer()
     }
 }

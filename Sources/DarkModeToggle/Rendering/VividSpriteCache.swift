@@ -156,16 +156,17 @@ final class VividSpriteCache: ToggleComposition {
         return s
     }
 
-    /// A leaf drawn (track transform) and clipped to the capsule, covering the track frame.
+    /// A leaf drawn (track transform) and clipped to the capsule, covering the track frame: drawn
+    /// straight into a transparent pixmap and kept through the capsule's plane, the bytes of a
+    /// layer composited through the capsule onto it (`Pixmap.keep(through:origin:)`).
     private func clippedLeaf(_ draw: (Canvas) -> Void) -> Sprite {
         let m = clipPlane()
         let pix = pool.take(width: trackBounds.width, height: trackBounds.height)
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (trackBounds.x, trackBounds.y))
         c.transform = trackTransform
-        c.beginLayer(deviceBounds: trackBounds)
         draw(c)
-        c.endLayer(mask: .plane(m, offset: (0, 0)))
+        pix.keep(through: m, origin: (trackBounds.x, trackBounds.y))
         return Sprite(pixmap: pix, origin: (trackBounds.x, trackBounds.y))
     }
 
@@ -365,8 +366,8 @@ final class VividSpriteCache: ToggleComposition {
         bodies.sprite(moon: isMoon) {
             let r = renderer, zero = (x: 0, y: 0)
             let art = isMoon ? VividArt.moon : VividArt.sun
-            return maker.sprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
-                r.drawBody(art, on: c, celestial: zero)
+            return maker.layerSprite(r.bodyBounds(art, celestial: zero), r.celestialTransform(zero)) { c in
+                r.drawBody(art, onLayerOf: c, celestial: zero)
             }
         }
     }
