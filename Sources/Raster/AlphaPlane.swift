@@ -108,3 +108,35 @@ extension Pixmap {
         }
     }
 }
+
+extension Pixmap {
+    /// Clears the pixels where `plane` (device coordinates; this pixmap's top-left at device
+    /// `origin`) is 255 — what something opaque drawn through the plane later covers — and keeps
+    /// the rest. Runs of 255 are cleared as runs.
+    public func clear(whereFull plane: AlphaPlane, origin: (x: Int, y: Int)) {
+        let px = plane.origin.x - origin.x, py = plane.origin.y - origin.y
+        let x0 = max(0, px), x1 = min(width, px + plane.width)
+        let y0 = max(0, py), y1 = min(height, py + plane.height)
+        guard x1 > x0 && y1 > y0 else { return }
+        let n = x1 - x0
+        for y in y0..<y1 {
+            let row = pixels + y * stride + x0
+            let m = UnsafePointer(plane.bytes + (y - py) * plane.width + (x0 - px))
+            var i = 0
+            while i < n {
+                if i &+ 8 <= n {
+                    let w = Blend.word(m, i)
+                    if w == ~0 {
+                        let end = Blend.runEnd(m, from: i &+ 8, count: n, equalTo: ~0)
+                        (row + i).update(repeating: 0, count: end &- i)
+                        i = end
+                        continue
+                    }
+                    if w == 0 { i = Blend.runEnd(m, from: i &+ 8, count: n, equalTo: 0); continue }
+                }
+                if m[i] == 255 { row[i] = 0 }
+                i &+= 1
+            }
+        }
+    }
+}

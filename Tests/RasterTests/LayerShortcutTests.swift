@@ -70,6 +70,28 @@ import Testing
         #expect(Self.bytes(kept).contains { $0 != 0 })
     }
 
+    /// Clearing where a plane is full clears exactly the pixels whose plane byte is 255, for
+    /// planes inside, across and around the pixmap.
+    @Test(arguments: [(0, 0, 61, 37), (5, 3, 40, 30), (-7, -4, 80, 50), (20, 12, 60, 40)])
+    func clearingWhereAPlaneIsFullClearsItsFullPixels(px: Int, py: Int, pw: Int, ph: Int) {
+        var rng = SeededRandom(seed: UInt64(2000 + px * 31 + pw))
+        let origin = (x: 11, y: 7), w = 61, h = 37
+        let m = Self.plane(width: pw, height: ph, origin: (origin.x + px, origin.y + py), &rng)
+        let pix = Pixmap(width: w, height: h)
+        for y in 0..<h { for x in 0..<w { pix[x, y] = UInt32(truncatingIfNeeded: rng.next()) | 0xFF00_0000 } }
+        let before = Self.bytes(pix)
+        pix.clear(whereFull: m, origin: origin)
+        var cleared = 0
+        for y in 0..<h {
+            for x in 0..<w {
+                let full = m.value(x: x + origin.x, y: y + origin.y) == 255
+                #expect(pix[x, y] == (full ? 0 : before[y * w + x]))
+                if full { cleared += 1 }
+            }
+        }
+        #expect(cleared > 0)
+    }
+
     /// A layer held in the caller's pixmap and kept as a sprite holds what the same layer
     /// ended onto a transparent pixmap of its size does, shadows and all.
     @Test func aLayerKeptInItsStorageIsTheLayerEndedOntoTransparency() {

@@ -136,18 +136,7 @@ final class VividSpriteCache: ToggleComposition {
         let c = Canvas(pix, pool: pool)
         c.retarget(pix, origin: (bounds.x, bounds.y))
         for (s, a) in parts.dropFirst(copiesFirst ? 1 : 0) { c.draw(s, opacity: a) }
-        if cutInterior {
-            let m = clipPlane()
-            for y in 0..<bounds.height {
-                let my = y + bounds.y - m.origin.y
-                guard my >= 0 && my < m.height else { continue }
-                let mrow = m.bytes + my * m.width, row = pix.pixels + y * pix.stride
-                for x in 0..<bounds.width {
-                    let mx = x + bounds.x - m.origin.x
-                    if mx >= 0 && mx < m.width && mrow[mx] == 255 { row[x] = 0 }
-                }
-            }
-        }
+        if cutInterior { pix.clear(whereFull: clipPlane(), origin: (bounds.x, bounds.y)) }
         var s = Sprite(pixmap: pix, origin: (bounds.x, bounds.y))
         if retained {
             s = s.trimmed()
