@@ -202,7 +202,8 @@ public final class Canvas {
     public var transform: Transform = .identity
     public var clip: IntRect
     public let pool: LayerPool
-    private let rasterizer = Rasterizer()
+    /// The pool's (one thread draws with a pool at a time; no fill runs inside another).
+    private var rasterizer: Rasterizer { pool.rasterizer }
     /// Open layers, innermost last: the layer, the clip to restore, and its ink (the device
     /// rectangle holding everything drawn into it so far; the rest is still transparent).
     private var stack: [(sprite: Sprite, savedClip: IntRect, ink: IntRect)] = []

@@ -1,8 +1,13 @@
 /// Reusable pixmaps for off-screen layers and scratch planes, so that steady-state frames do
-/// not allocate: a released pixmap keeps its memory and is handed out again.
+/// not allocate: a released pixmap keeps its memory and is handed out again. Also the scan
+/// converter (and its buffers) that every canvas drawing with this pool fills paths with, so
+/// that a canvas made for one piece does not start with buffers of its own. A pool, and every
+/// canvas drawing with it, is used by one thread at a time.
 public final class LayerPool {
     private var free: [Pixmap] = []
     public private(set) var allocations = 0
+    /// The canvases' shared rasterizer: its buffers grow to the largest fill and stay.
+    let rasterizer = Rasterizer()
 
     public init() {}
 
