@@ -118,25 +118,11 @@ extension Pixmap {
         let x0 = max(0, px), x1 = min(width, px + plane.width)
         let y0 = max(0, py), y1 = min(height, py + plane.height)
         guard x1 > x0 && y1 > y0 else { return }
-        let n = x1 - x0
         for y in y0..<y1 {
             let row = pixels + y * stride + x0
             let m = UnsafePointer(plane.bytes + (y - py) * plane.width + (x0 - px))
-            var i = 0
-            while i < n {
-                if i &+ 8 <= n {
-                    let w = Blend.word(m, i)
-                    if w == ~0 {
-                        let end = Blend.runEnd(m, from: i &+ 8, count: n, equalTo: ~0)
-                        (row + i).update(repeating: 0, count: end &- i)
-                        i = end
-                        continue
-                    }
-                    if w == 0 { i = Blend.runEnd(m, from: i &+ 8, count: n, equalTo: 0); continue }
-                }
-                if m[i] == 255 { row[i] = 0 }
-                i &+= 1
-            }
+            Blend.walkCoverage(m, count: x1 - x0, full: { (row + $0).update(repeating: 0, count: $1) },
+                               partial: { if m[$0] == 255 { row[$0] = 0 } })
         }
     }
 }
