@@ -27,7 +27,7 @@ public enum GaussianBlur {
     public static func blur(_ plane: UnsafeMutablePointer<Float>, width: Int, height: Int, sigma: Double,
                             scratch: inout [Float]) {
         guard sigma > 0, width > 0, height > 0 else { return }
-        let f = max(1, Int(sigma / downsampleSigma))
+        let f = factor(sigma: sigma)
         if f == 1 {
             let kernel = gaussianKernel(sigma)
             ensure(&scratch, width * height + width + 2 * kernel.count)
@@ -61,7 +61,7 @@ public enum GaussianBlur {
                             store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
         guard width > 0, height > 0 else { return }
         let rows = outputRows.clamped(to: 0..<height)
-        let f = max(1, Int(sigma / downsampleSigma))
+        let f = factor(sigma: sigma)
         if sigma <= 0 || f == 1 {
             // A whole plane: the full-size convolution needs every row at once.
             let kernel = sigma > 0 ? gaussianKernel(sigma) : []
@@ -101,10 +101,15 @@ public enum GaussianBlur {
     public static func reach(sigma: Double) -> Int {
         guard sigma > 0 else { return 0 }
         let f = factor(sigma: sigma)
-        if f == 1 { return gaussianKernel(sigma).count / 2 }
+        if f == 1 { return kernelRadius(sigma) }
+        return f * (kernelRadius(lowSigma(sigma, factor: f)) + 2) + f
+    }
+
+    /// The σ (low-resolution pixels) left to blur with after averaging f×f blocks and before
+    /// bilinear reconstruction, which add (f²−1)/12 and (f²−1)/6 of variance per axis.
+    static func lowSigma(_ sigma: Double, factor f: Int) -> Double {
         let fd = Double(f)
-        let lowVariance = sigma * sigma - (fd * fd - 1) / 12 - (fd * fd - 1) / 6
-        return f * (gaussianKernel(lowVariance.squareRoot() / fd).count / 2 + 2) + f
+        return (sigma * sigma - (fd * fd - 1) / 12 - (fd * fd - 1) / 6).squareRoot() / fd
     }
 
     /// The reduced-resolution blur (f ≥ 2): each input row averaged into the low-res plane as it
@@ -117,9 +122,7 @@ public enum GaussianBlur {
                                 destination: (_ y: Int) -> UnsafeMutablePointer<Float>,
                                 store: (_ y: Int, _ row: UnsafePointer<Float>) -> Void) {
         let lw = (width + f - 1) / f, lh = (height + f - 1) / f
-        let fd = Double(f)
-        let lowVariance = sigma * sigma - (fd * fd - 1) / 12 - (fd * fd - 1) / 6
-        let kernel = gaussianKernel(lowVariance.squareRoot() / fd)
+        let kernel = gaussianKernel(lowSigma(sigma, factor: f))
         ensure(&scratch, lw * lh * 2 + lw + 2 * kernel.count + width)
         scratch.withUnsafeMutableBufferPointer { s in
             let low = s.baseAddress!
@@ -135,13 +138,15 @@ public enum GaussianBlur {
     /// How far (pixels) a blur of this sigma spreads: leave this much margin around content.
     public static func extent(sigma: Double) -> Int {
         guard sigma > 0 else { return 0 }
-        let f = max(1, Int(sigma / downsampleSigma))
-        return Int((kernelReach * sigma).rounded(.up)) + 2 * f
+        return Int((kernelReach * sigma).rounded(.up)) + 2 * factor(sigma: sigma)
     }
+
+    /// The radius of `gaussianKernel(sigma)`: ⌈3.5σ⌉, at least 1.
+    static func kernelRadius(_ sigma: Double) -> Int { max(1, Int((kernelReach * sigma).rounded(.up))) }
 
     /// Normalised sampled Gaussian, radius ⌈3.5σ⌉.
     static func gaussianKernel(_ sigma: Double) -> [Float] {
-        let r = max(1, Int((kernelReach * sigma).rounded(.up)))
+        let r = kernelRadius(sigma)
         let k = (-r...r).map { i in exp(-Double(i * i) / (2 * sigma * sigma)) }
         let s = k.reduce(0, +)
         return k.map { Float($0 / s) }

@@ -8,7 +8,8 @@
 /// of period 2 for even-odd. This is exact wherever a pixel holds no edge crossing (the usual
 /// case); inside a pixel where edges cross, the fold of the average is used, like FreeType.
 ///
-/// The rasterizer owns reusable buffers: make one per canvas and keep it.
+/// The rasterizer owns reusable buffers (left zero after every fill): keep one per thread of
+/// drawing; canvases share their `LayerPool`'s.
 public final class Rasterizer {
     private var accumulation: [Float] = []
     private var rowMin: [Int32] = []
