@@ -93,9 +93,6 @@ final class SpriteMaker {
 final class BodySprites {
     private var suns: [Int: Sprite] = [:], moons: [Int: Sprite] = [:]
 
-    /// A kept sprite of the sun (or the moon), at whichever key was made first; nil if none.
-    func any(moon: Bool) -> Sprite? { (moon ? moons : suns).values.first }
-
     /// Takes the sprites `other` holds at keys this one lacks.
     func adopt(_ other: BodySprites) {
         suns.merge(other.suns) { mine, _ in mine }

@@ -136,10 +136,12 @@ final class ToggleSpriteCache: ToggleComposition {
         return colors
     }
 
-    /// What the sun's or moon's sprite covers, for dirty rectangles: a kept sprite at any phase
-    /// (phase 0 made if there is none yet; phases differ by less than a pixel).
+    /// What the sun's or moon's sprite covers, for dirty rectangles: the sprite at phase 0
+    /// (made if it is not kept yet; other phases differ by less than a pixel). Always phase 0,
+    /// so a frame's dirty rectangles depend on the two frames alone, not on which phases the
+    /// cache happened to make first.
     func bodyContent(moon: Bool) -> IntRect {
-        (bodies.any(moon: moon) ?? body(moon: moon, at: CelestialPlacement(x: 0, y: 0, phaseX: 0, phaseY: 0))).contentBounds
+        body(moon: moon, at: CelestialPlacement(x: 0, y: 0, phaseX: 0, phaseY: 0)).contentBounds
     }
 
     private func border(night: Bool) -> Sprite {

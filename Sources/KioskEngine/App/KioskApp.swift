@@ -76,8 +76,9 @@ public final class KioskApp {
     private var labelSlots = [LabelSlot](repeating: LabelSlot(), count: 3)
     /// Page darkness 0…1 (cross-fades on commit).
     private var pageFade: ProgressAnimation
-    /// Time origin of the ambient loops (the scene's first appearance).
-    private var ambientStart: Double?
+    /// Time origin of the ambient loops (the scene's first appearance; nil until the first
+    /// frame, and again after Reduce Motion is switched off by the system).
+    public private(set) var ambientStart: Double?
     private var lastTime: Double = 0
     /// The person's choice: a fixed mode, or follow the system.
     public private(set) var appearancePreference: AppearancePreference
