@@ -2,6 +2,8 @@ import Testing
 import Raster
 @testable import KioskTools
 import KioskEngine
+import DarkModeToggle
+import Appearance
 
 /// The soak's drift check (`AgedAgainstFresh`) on a small page: an app after a stretch of
 /// random input draws exactly what a fresh app in its state draws, and an app that got slower
@@ -44,6 +46,21 @@ import KioskEngine
         #expect(fresh.appearancePreference == .dark && fresh.isDarkMode)
         #expect(fresh.focusVisible && fresh.focus == app.focus)
         #expect(fresh.ambientStart == app.ambientStart)
+    }
+
+    /// A tap moves the focus without showing the ring (the next Space activates that control):
+    /// the fresh app gets the same hidden focus, preference and mode, and draws the same.
+    @Test(arguments: [(PageControl.vivid, AppearancePreference.system), (.vivid, .dark), (.button, .light), (.button, .system)])
+    func freshAppTakesAFocusMovedByATap(control: PageControl, preference: AppearancePreference) {
+        let app = KioskApp(options: Self.options, preference: preference)
+        app.renderFrame(at: 0)
+        let place = app.frame(of: control).center
+        app.handle(PointerEvent(id: 1, phase: .down, location: place, timestamp: 1))
+        app.handle(PointerEvent(id: 1, phase: .up, location: place, timestamp: 1.1))
+        #expect(app.focus == control && !app.focusVisible)
+        let r = Self.check.run(aged: app, from: 5)
+        #expect(r.setupProblem == nil)
+        #expect(r.dirtyMismatches == 0 && r.differingPixels == 0)
     }
 
     /// An aged app that draws every frame from scratch (as a cache gone bad would) redraws other

@@ -63,9 +63,13 @@ struct AgedAgainstFresh {
         }
         let start = settle.time(ofFrame: settle.nextFrame)
         let fresh = Self.fresh(like: aged)
-        guard fresh.isDarkMode == aged.isDarkMode, fresh.focus == aged.focus, fresh.focusVisible == aged.focusVisible,
-              fresh.ambientStart == aged.ambientStart else {
-            result.setupProblem = "a fresh app could not be put in the aged app's state"
+        let differences = [("mode", fresh.isDarkMode == aged.isDarkMode),
+                           ("preference", fresh.appearancePreference == aged.appearancePreference),
+                           ("focus", fresh.focus == aged.focus && fresh.focusVisible == aged.focusVisible),
+                           ("ambient origin", fresh.ambientStart == aged.ambientStart),
+                           ("rest", fresh.isSettled(at: start))].filter { !$0.1 }.map(\.0)
+        guard differences.isEmpty else {
+            result.setupProblem = "a fresh app could not be put in the aged app's state (\(differences.joined(separator: ", ")))"
             return result
         }
 
@@ -122,16 +126,28 @@ struct AgedAgainstFresh {
 
     /// A new app with the aged app's options, preference, system input, focus and ambient
     /// origin: what the aged app would be had it just started and shown its first frame at
-    /// that origin.
+    /// that origin. The focus is moved as a person moves it: Tab while the ring shows, else a
+    /// tap on the control (twice on a toggle, whose taps commit, with the preference put back
+    /// after); what that animates has settled long before the comparison starts.
     static func fresh(like aged: KioskApp) -> KioskApp {
         let app = KioskApp(options: aged.options, preference: aged.appearancePreference, system: aged.systemAppearance)
-        let origin = aged.ambientStart ?? 0
-        var tabs = 0
-        while aged.focusVisible && (!app.focusVisible || app.focus != aged.focus) && tabs < PageControl.allCases.count {
-            app.handleKey(named: "tab", at: origin)
-            tabs += 1
+        var t = aged.ambientStart ?? 0
+        if aged.ambientStart != nil { app.renderFrame(at: t) }
+        if aged.focusVisible {
+            for _ in PageControl.allCases where !app.focusVisible || app.focus != aged.focus {
+                app.handleKey(named: "tab", at: t)
+            }
+        } else if app.focus != aged.focus {
+            let place = app.frame(of: aged.focus).center
+            for _ in 0..<(aged.focus == .button ? 1 : 2) {
+                for phase in [PointerPhase.down, .up] {
+                    t += 0.05
+                    app.handle(PointerEvent(id: 0, phase: phase, location: place, timestamp: t))
+                }
+                t += 1
+            }
+            app.choosePreference(aged.appearancePreference, at: t)
         }
-        if aged.ambientStart != nil { app.renderFrame(at: origin) }
         return app
     }
 
