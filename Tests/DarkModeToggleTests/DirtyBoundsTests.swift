@@ -75,4 +75,23 @@ import Testing
             }
         }
     }
+
+    /// A frame's dirty rectangles depend on the two frames alone, not on what the renderer drew
+    /// before (which sub-pixel phases of the sun and moon its cache made first): an app that
+    /// has run for days redraws exactly what a fresh one redraws. Renderers that first drew the
+    /// bodies at different phases agree on every transition.
+    @Test(arguments: ToggleStyle.allCases)
+    func dirtyRectsDoNotDependOnWhatWasDrawnBefore(style: ToggleStyle) {
+        let origin = (x: 518, y: 183)
+        var seen: [[IntRect]]? = nil
+        for k in 0..<8 {
+            let r = style.makeRenderer(width: 200, scale: 1.5)
+            let area = r.bounds(origin: origin)
+            let q = 0.41 + Double(k) * 0.0029
+            for f in [Self.frame(0, q, time: 1), Self.frame(1, 1 - q, time: 1)] { _ = Self.render(r, f, origin: origin, area: area) }
+            let rects = Self.transitions.map { r.dirtyRects(from: $0.0, to: $0.1, origin: origin) }
+            if let seen { #expect(rects == seen, "\(style): the renderer that first drew at position \(q) redraws other rectangles") }
+            seen = rects
+        }
+    }
 }
