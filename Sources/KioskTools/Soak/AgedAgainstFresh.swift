@@ -10,9 +10,9 @@ import KioskSupport
 /// A kiosk's frames must not get slower the longer it runs. Comparing the run's first tenths
 /// with its last ones answers that badly: the two ends show different content (light or dark,
 /// a gesture or idle stars; with the CI seed the last tenths ran 0.82× the first ones in a
-/// 60-minute release soak that had no drift at all), and they are timed seconds apart on a
-/// shared machine, where another tenant's burst moved the ratio to 0.58 and 1.58 in full
-/// test runs. Here both apps draw the very same frames and take turns every `blockFrames`
+/// 60-minute release soak that had no drift at all), and they are timed minutes apart on a
+/// shared machine (the ratio came out at 0.58 and 1.58 in full test runs of builds without
+/// drift). Here both apps draw the very same frames and take turns every `blockFrames`
 /// frames (aged first in even blocks, fresh first in odd ones), so a burst falls on both or
 /// on one block of one pair, and the median over the pairs is the aged app's speed against a
 /// fresh one's. What is shared by both (the process's heap, caches kept in statics) is not
@@ -32,7 +32,7 @@ struct AgedAgainstFresh {
     /// Longest the aged app may take to come to rest after its pointers are cancelled.
     var settleLimitFrames = 1800
 
-    struct Result: Equatable {
+    struct Result {
         /// Median over the block pairs of the aged block's median frame time over the fresh
         /// block's: thread CPU and wall time.
         var cpuRatio = 0.0
