@@ -75,7 +75,7 @@ extension ScheduleRule {
     /// latest change at or before `now`; with none in the last two days (polar day or night) it
     /// is the sun's elevation against the threshold.
     public func state(atUTC now: Int64, zone: LocalZone) -> ScheduleState {
-        let list = transitions(aroundLocalDay: zone.localDay(now), zone: zone)
+        let list = Self.effective(transitions(aroundLocalDay: zone.localDay(now), zone: zone))
         let past = list.last { $0.instant <= now }
         let scheme: ColorScheme
         if let past {
@@ -88,6 +88,18 @@ extension ScheduleRule {
         }
         let nextInstant = list.first { $0.instant > now && $0.scheme != scheme }?.instant
         return ScheduleState(scheme: scheme, nextTransition: nextInstant, wakeAt: nextInstant ?? now + 6 * 3600)
+    }
+
+    /// One change per instant, the one that wins there (the later-listed: `transitions` sorts
+    /// stably). Both of a day's times can land on one instant, e.g. both inside the hour a
+    /// spring-forward day skips: the scheme then is the winner's, and the loser is no change
+    /// to announce or wake for.
+    static func effective(_ sorted: [Transition]) -> [Transition] {
+        var out: [Transition] = []
+        for t in sorted {
+            if let last = out.last, last.instant == t.instant { out[out.count - 1] = t } else { out.append(t) }
+        }
+        return out
     }
 
     private static func ceil(_ t: Double) -> Int64 {

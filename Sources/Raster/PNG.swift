@@ -43,8 +43,9 @@ public enum PNG {
     public static func decode(_ bytes: [UInt8]) throws -> Pixmap { try decode(bytes, maxPixels: nil) }
 
     /// Decodes PNG bytes as `decode(_:)` does; an image larger than `maxPixels` (width × height,
-    /// read from the header) is refused before any pixel memory is allocated.
-    public static func decode(_ bytes: [UInt8], maxPixels: Int?) throws -> Pixmap {
+    /// read from the header), or wider or taller than `maxSide`, is refused before any pixel
+    /// memory is allocated.
+    public static func decode(_ bytes: [UInt8], maxPixels: Int?, maxSide: Int? = nil) throws -> Pixmap {
         var image = png_image()
         image.version = UInt32(CPNG_IMAGE_VERSION)
         let ok = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, bytes.count) }
@@ -53,6 +54,9 @@ public enum PNG {
         image.format = CPNG_FORMAT_RGBA
         let w = Int(image.width), h = Int(image.height)
         guard w > 0, h > 0, w <= 1 << 15, h <= 1 << 15 else { throw Failure(description: "PNG size \(w)x\(h) out of range") }
+        if let maxSide, w > maxSide || h > maxSide {
+            throw Failure(description: "\(w)x\(h) pixels is larger than the limit of \(maxSide)x\(maxSide)")
+        }
         if let maxPixels, w * h > maxPixels {
             throw Failure(description: "\(w)x\(h) pixels is \(w * h) pixels, more than the limit of \(maxPixels)")
         }

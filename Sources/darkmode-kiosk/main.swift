@@ -91,6 +91,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         }
         return 0
     }
+    // Before SDL and D-Bus open anything: libdbus aborts when it runs out of descriptors.
+    if let problem = ProcessLimits.ensureOpenFiles(minimum: ProcessLimits.openFilesForRun) { throw .runtime(problem) }
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }

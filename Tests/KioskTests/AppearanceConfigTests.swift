@@ -108,4 +108,17 @@ import KioskEngine
         #expect(evening == "schedule now: light at 2026-10-24 19:29:00 +0200; next change: dark at 2026-10-24 19:30:00 +0200")
         #expect(AppearanceSummary.scheduleNow(KioskConfig.defaults.appearance, atUTC: 0, zone: .utc) == nil)
     }
+
+    /// Berlin on the DST day 2026-03-29 (clocks go forward at 01:00 UTC): CET +1 before, CEST +2 after.
+    static let berlinSpring = LocalZone { t in t < CivilTime.utc(year: 2026, month: 3, day: 29, hour: 1) ? 3600 : 7200 }
+
+    /// A window inside the skipped hour: both times become 03:00 CEST and light (listed last)
+    /// wins, so the night has no change to announce (the check said "dark at 03:00").
+    @Test func scheduleNowWithBothTimesInTheSkippedHour() throws {
+        let c = try decode(#"{"appearance": {"schedule": {"darkFrom": "02:00", "lightFrom": "02:59"}}}"#).appearance
+        let night = AppearanceSummary.scheduleNow(c, atUTC: CivilTime.utc(year: 2026, month: 3, day: 28, hour: 23, minute: 30), zone: Self.berlinSpring)
+        #expect(night == "schedule now: light at 2026-03-29 00:30:00 +0100; next change: dark at 2026-03-30 02:00:00 +0200")
+        let after = AppearanceSummary.scheduleNow(c, atUTC: CivilTime.utc(year: 2026, month: 3, day: 29, hour: 1), zone: Self.berlinSpring)
+        #expect(after == "schedule now: light at 2026-03-29 03:00:00 +0200; next change: dark at 2026-03-30 02:00:00 +0200")
+    }
 }

@@ -37,9 +37,9 @@ faked() {
 }
 
 # --- 1. run --check at faked instants -------------------------------------------------------
-check() { # UTC-INSTANT EXPECTED-LINE
+check() { # UTC-INSTANT EXPECTED-LINE [CONFIG]
     local got
-    got=$(faked "$1" "$BIN" run --check --config "$CONFIG" --prefs "$E2E_TMP/p.json" | grep '^schedule now:' | sed 's/ at [0-9-]* [0-9:]* [+-][0-9]*;/;/')
+    got=$(faked "$1" "$BIN" run --check --config "${3:-$CONFIG}" --prefs "$E2E_TMP/p.json" | grep '^schedule now:' | sed 's/ at [0-9-]* [0-9:]* [+-][0-9]*;/;/')
     [ "$got" = "$2" ] || fail "run --check at $1 UTC: got \"$got\", expected \"$2\""
     pass "at $1 UTC: $got"
 }
@@ -52,6 +52,12 @@ check "2026-10-25 00:40:00" "schedule now: dark; next change: light at 2026-10-2
 # The evening before (CEST) and the evening after (CET).
 check "2026-10-24 17:00:00" "schedule now: light; next change: dark at 2026-10-25 02:30:00 +0200"
 check "2026-10-25 18:00:00" "schedule now: light; next change: dark at 2026-10-26 02:30:00 +0100"
+# Spring forward (2026-03-29, 02:00 CET -> 03:00 CEST): both times of a 02:00-02:59 window fall
+# in the skipped hour, so both become 03:00 CEST and light (listed last) wins there: no change
+# that night. Round three #14: the check announced "dark at 03:00" when it was light then.
+SPRING="$E2E_TMP/spring.json"
+echo '{"appearance": {"systemSources": ["schedule"], "schedule": {"darkFrom": "02:00", "lightFrom": "02:59"}}}' >"$SPRING"
+check "2026-03-28 23:30:00" "schedule now: light; next change: dark at 2026-03-30 02:00:00 +0200" "$SPRING"
 
 # --- 2. the real kiosk across a transition --------------------------------------------------
 WRAP="$E2E_TMP/kiosk-faked"

@@ -1,6 +1,7 @@
 import DarkModeToggle
 import KioskEngine
 import KioskSupport
+import Text
 import Threads
 
 /// Parses `darkmode-kiosk`'s arguments (without the program name) into a `KioskCommand`.
@@ -67,6 +68,13 @@ public enum CommandLineParser {
         }
         func rotation(_ flag: String) throws(KioskError) -> Rotation? {
             try value(flag).map { v throws(KioskError) in try CommandLineParser.rotation(v, flag: flag) }
+        }
+        /// A language code as given (resolved later with the config's), checked now so that
+        /// every command refuses an unknown one the same way.
+        func language(_ flag: String) throws(KioskError) -> String? {
+            guard let v = value(flag) else { return nil }
+            do { _ = try Language(code: v) } catch { throw .usage("\(flag): \(error)") }
+            return v
         }
         func rgb(_ flag: String) throws(KioskError) -> [Int]? {
             try value(flag).map { v throws(KioskError) in try CommandLineParser.rgb(v, flag: flag) }
@@ -149,7 +157,7 @@ public enum CommandLineParser {
         o.showFPS = s.has("--show-fps")
         o.checkOnly = s.has("--check")
         o.highContrast = s.has("--high-contrast")
-        o.language = s.value("--lang")
+        o.language = try s.language("--lang")
         o.size = try s.size("--size")
         o.rotate = try s.rotation("--rotate")
         o.scale = try s.scale("--scale")
@@ -194,7 +202,7 @@ public enum CommandLineParser {
             o.styleGiven = true
         }
         o.highContrast = s.has("--high-contrast")
-        o.language = s.value("--lang")
+        o.language = try s.language("--lang")
         o.configPath = s.value("--config")
         if o.configPath != nil, !o.isPageRender {
             throw .usage("--config applies to a page render (--page WxH without --style, --width, --progress, --position or --page-color)")

@@ -215,7 +215,9 @@ struct ConfigDecoder {
             guard let variants = self.object(m.value, m.key) else { continue }
             for v in variants.members {
                 let path = "\(m.key).\(v.key)"
-                guard let c = color(v.value, path) else {
+                // Only the page's own colour is the bottom layer; labels, tints, hairlines and
+                // the focus ring are drawn over it and load with the alpha written.
+                guard let c = color(v.value, path, opaque: name == .pageBackground) else {
                     if !["light", "dark", "highContrastLight", "highContrastDark"].contains(v.key) {
                         errors.removeLast()
                         errors.append("unknown key \"\(path)\" (expected light, dark, highContrastLight or highContrastDark)")
@@ -237,7 +239,9 @@ struct ConfigDecoder {
 
     // MARK: - Typed readers
 
-    private mutating func color(_ value: JSONValue, _ path: String) -> ConfigColor? {
+    /// `[r, g, b]` or `[r, g, b, a]`; with `opaque` (the page's colours) an alpha other than 255
+    /// is an error, otherwise it is kept as written (3 items: 255).
+    private mutating func color(_ value: JSONValue, _ path: String, opaque: Bool = true) -> ConfigColor? {
         let expected = "[r, g, b] or [r, g, b, a] with each component a number in 0…255"
         guard let items = value.arrayValue else { wrongType(path, value, expected); return nil }
         guard items.count == 3 || items.count == 4 else {
@@ -254,11 +258,11 @@ struct ConfigDecoder {
             components.append(n.value)
         }
         // Page colours are opaque: the page is the bottom layer, there is nothing to blend with.
-        if components.count == 4, components[3] != 255 {
+        if opaque, components.count == 4, components[3] != 255 {
             errors.append("\(path)[3]: expected 255 (page colours must be opaque; omit the alpha or use 255), found \(alphaText(items[3]))")
             return nil
         }
-        return ConfigColor(r: components[0], g: components[1], b: components[2], a: 255)
+        return ConfigColor(r: components[0], g: components[1], b: components[2], a: components.count == 4 ? components[3] : 255)
     }
 
     private func alphaText(_ v: JSONValue) -> String {

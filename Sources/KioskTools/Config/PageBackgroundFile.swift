@@ -8,8 +8,8 @@ import Raster
 public enum PageBackgroundFile {
     /// Largest image file accepted (bytes).
     public static let byteLimit = 32 * 1024 * 1024
-    /// Largest image accepted (pixels, width × height): 4096 × 4096, 64 MiB decoded.
-    public static let pixelLimit = 4096 * 4096
+    /// Largest image accepted: 4096 pixels a side (so at most 64 MiB decoded), as README says.
+    public static let sideLimit = 4096
 
     /// The decoded images, or nil when the config names none.
     public static func load(_ settings: KioskConfig.Page.Background, configFile: String?) throws(KioskError) -> PageBackground? {
@@ -51,9 +51,9 @@ public enum PageBackgroundFile {
             return .failure(Problem(text: bytes.isEmpty ? "is empty, expected a PNG file" : "not a PNG file (it does not start with the PNG signature)"))
         }
         do {
-            return .success(try PNG.decode(bytes, maxPixels: pixelLimit))
+            return .success(try PNG.decode(bytes, maxPixels: nil, maxSide: sideLimit))
         } catch {
-            return .failure(Problem(text: "not a usable PNG image: \(error) (at most 4096x4096 pixels)"))
+            return .failure(Problem(text: "not a usable PNG image: \(error)"))
         }
     }
 

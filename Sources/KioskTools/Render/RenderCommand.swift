@@ -22,6 +22,9 @@ public enum RenderCommand {
                                          strings: text.strings, typesetter: text.typesetter)
         options.reduceMotion = o.isStatic || configured.settings.reduceMotion
         let app = KioskApp(options: options, preference: preference)
+        // The app's ambient loops start at its first frame: a first frame at 0 makes `--time`
+        // the loops' time, as in a component render (the page at T seconds after start).
+        if o.time > 0 { _ = app.renderFrame(at: 0) }
         _ = app.renderFrame(at: o.time)
         return app.frame
     }
@@ -49,9 +52,26 @@ public enum RenderCommand {
         return pixmap
     }
 
+    /// What a render maps beyond the process's own start: 8 bytes a pixel, two full-size
+    /// pixmaps (the frame, and the page's background or the component's layers). Measured with
+    /// `ulimit -v` at the edge: `--page 4096x4096` needs 98 MiB more than `--page 2048x2048`,
+    /// 7.98 bytes for each added pixel.
+    static func memoryNeed(_ o: RenderOptions) -> Int {
+        let (w, h) = o.page.map { ($0.width, $0.height) }
+            ?? (o.resolvedWidth, Int((Double(o.resolvedWidth) * ToggleMetrics.componentAspect).rounded()))
+        return w * h * 8
+    }
+
+    static func imageSize(_ o: RenderOptions) -> String {
+        o.page.map { "\($0.width)x\($0.height)" } ?? "\(o.resolvedWidth)-pixel-wide"
+    }
+
     /// Renders and writes the PNG; errors name the file.
     public static func run(_ o: RenderOptions, theme: PageTheme = .standard,
                            environment: [String: String] = [:]) throws(KioskError) {
+        if let problem = ProcessLimits.addressSpaceProblem(bytes: memoryNeed(o), for: "a \(imageSize(o)) render") {
+            throw .runtime("render: " + problem)
+        }
         let pix = o.isPageRender ? try pageImage(o, environment: environment) : image(o, theme: theme)
         do { try PNGFile.write(pix, to: o.outPath) } catch {
             throw .runtime("render --out: \(error)")
