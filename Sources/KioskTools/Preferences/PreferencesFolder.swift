@@ -75,7 +75,7 @@ final class PreferencesFolder {
         case S_IFDIR:
             break
         default:
-            return .refused("\(path) is a \(FileIO.fileType(st.st_mode)), not a folder")
+            return .failed(ENOTDIR)
         }
         let dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard dfd >= 0 else {
