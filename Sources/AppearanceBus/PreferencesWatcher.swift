@@ -154,10 +154,11 @@ final class PreferencesWatcher {
     func rewatch() -> String? {
         var st = stat()
         if folderFD >= 0 {
-            // Still the same folder at the path (e.g. IN_MOVE_SELF of a rename and back): keep it.
+            // The path still leads to the held folder (renamed and back, or a link to where it
+            // went, as the store also accepts): keep it.
             var held = stat()
-            if fstat(folderFD, &held) == 0, held.st_nlink > 0, lstat(folder, &st) == 0,
-               (st.st_mode & S_IFMT) == S_IFDIR, st.st_dev == held.st_dev, st.st_ino == held.st_ino {
+            if fstat(folderFD, &held) == 0, held.st_nlink > 0, stat(folder, &st) == 0,
+               st.st_dev == held.st_dev, st.st_ino == held.st_ino {
                 return nil
             }
             inotify_rm_watch(fd, folderWatch)
