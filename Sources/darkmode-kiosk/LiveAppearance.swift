@@ -23,10 +23,11 @@ import Synchronization
 /// `expectOwnWrite`, on the writer thread), so the kiosk's own writes are not taken for another
 /// program's, while a later file with the same bytes is.
 ///
-/// After the save of the latest commit is in place (`ownSaveFinished`, posted from the writer
-/// thread as `savedEventCode`), the file is read again and the page follows it when it differs:
-/// another program may have written between the commit and the save, the page followed that,
-/// and the save then merged the kiosk's key over it. Page and file agree after every race.
+/// After the save of the latest commit is in place (`OwnSaveSignal`, posted from the writer
+/// thread as `savedEventCode`), when the page followed another program's change since that
+/// commit, the file is read again and the page follows it when it differs: the save merged the
+/// kiosk's key over the other program's file. Page and file agree after every race; saves
+/// without such a race cost the loop thread no file read.
 ///
 /// The portal's `contrast` and `reduced-motion` reach the app inside the `SystemAppearance`
 /// (its `hints`); the app applies them unless the options force them on, and a change of
@@ -46,6 +47,9 @@ final class LiveAppearance: HostEventHandler {
     let ownSaves = OwnSaveSignal()
     /// The latest commit's number (the saver's), read on the loop thread.
     var latestCommit: () -> Int = { 0 }
+    /// The latest commit's number when the page last followed another program's change: only
+    /// then can a save of that commit leave page and file apart (no file read after other saves).
+    private var followedDuringCommit: Int?
     /// Seconds `run` waits at most (while SDL opens the window) for the sources' first answer,
     /// so the first frame already shows the system's mode.
     static let firstAnswerTimeout = 0.5
@@ -90,7 +94,9 @@ final class LiveAppearance: HostEventHandler {
     /// program wrote while the save was pending). A save of an older commit is skipped: the
     /// newer one's save follows and is checked then.
     private func followSavedFile(app: KioskApp, now: Double) {
-        guard let reader, ownSaves.generation == latestCommit() else { return }
+        let latest = latestCommit()
+        guard let reader, ownSaves.generation == latest, followedDuringCommit == latest else { return }
+        followedDuringCommit = nil
         let loaded = reader.load()
         if let d = loaded.diagnostic { StandardError.log(d) }
         guard loaded.appearance != app.appearancePreference else { return }
@@ -134,6 +140,7 @@ final class LiveAppearance: HostEventHandler {
             case .preferencesFileChanged(let path):
                 StandardError.log("preferences file \(path) was changed by another program; following it")
                 guard let reader else { continue }
+                followedDuringCommit = latestCommit()
                 let loaded = reader.load()
                 if let d = loaded.diagnostic { StandardError.log(d) }
                 app.setAppearancePreference(loaded.appearance, at: now)
