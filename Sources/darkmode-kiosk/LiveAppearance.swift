@@ -63,7 +63,6 @@ final class LiveAppearance: HostEventHandler {
         store?.willWrite = { f in runner.expectOwnWrite(OwnWrite(bytes: f.bytes, device: f.device, inode: f.inode)) }
     }
 
-
     /// Starts the sources. The preferences file's folder is created first (as the first save
     /// would), so other programs' changes are followed from the start.
     func start(preferencesPath: String?) {

@@ -10,6 +10,8 @@
 #    (DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS=100), Space and then, 30 ms later, a tool's rewrite
 #    with the old mode and a key of its own. After each of 6 trials the page's mode (window
 #    title) is the file's mode, and the tool's key is in the file.
+# 10. The folder swapped for a link while running (`mv state state.old; ln -s victim state`),
+#    then Space: nothing in the link's target is read, moved or written; one line says why.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
@@ -81,4 +83,19 @@ done
 grep -q "after the kiosk's save (another program wrote it while the save was pending); following it" "$E2E_TMP/app.err" \
     || fail "no log line for a page that followed the file after its own save"
 pass "page and file agree after 6 races of Space and a tool's rewrite 30 ms later (fsync delayed 100 ms)"
+
+# --- 10. the folder swapped for a link: Space writes nothing through it -------------------------
+VICTIM="$E2E_TMP/victim"
+mkdir -p "$VICTIM"
+printf '{"appearance": "light", "owner": "victim"}\n' >"$VICTIM/preferences.json"
+mv "$STATE" "$STATE.old"
+ln -s "$VICTIM" "$STATE"
+xdotool key space
+sleep 1.5
+[ "$(ls -A "$VICTIM")" = "preferences.json" ] || fail "the link's target folder changed: $(ls -A "$VICTIM")"
+grep -q '"owner": "victim"' "$VICTIM/preferences.json" && grep -q '"light"' "$VICTIM/preferences.json" \
+    || fail "the link's target was rewritten: $(tr -d '\n' <"$VICTIM/preferences.json")"
+grep -q "was replaced by a symbolic link to $VICTIM while the kiosk ran" "$E2E_TMP/app.err" \
+    || fail "no log line for the folder swapped for a link"
+pass "Space after the folder was swapped for a link: nothing written through the link, one line"
 stop_kiosk
