@@ -43,7 +43,8 @@ public struct AppearanceRunnerOptions: Sendable {
 /// light sensor's hold deadline. Nothing polls: idle, the thread is blocked in `poll()`.
 ///
 /// Host integration: create with options and a callback, `start()` once, call
-/// `expectOwnWrite(_:)` with the bytes right before each own save of the preferences file,
+/// `expectOwnWrite(_:)` with the bytes and file identity right before each own save of the
+/// preferences file is renamed into place,
 /// read `current` (or the event's payload) when a `.systemAppearance` event arrives, and
 /// `stop()` at exit (releases the light sensor, closes the buses, joins the thread).
 public final class AppearanceRunner: Sendable {
@@ -56,7 +57,11 @@ public final class AppearanceRunner: Sendable {
         var current = SystemAppearance.noPreference
         var readings: [AppearanceSourceKind: SourceReading] = [:]
         var lux: Double?
-        var ownWrite: [UInt8]?
+        /// The kiosk's most recent own save, its announcement's number, and whether the
+        /// watcher has seen it on disk yet.
+        var ownWrite: OwnWrite?
+        var ownGeneration = 0
+        var ownSeen = false
         var stopping = false
         var started = false
         var threadID: Int32 = 0
@@ -90,10 +95,17 @@ public final class AppearanceRunner: Sendable {
     /// The runner thread's kernel id (for /proc/self/task/<tid>/stat), 0 before it runs.
     public var threadID: Int32 { shared.withLock { $0.threadID } }
 
-    /// The kiosk is about to write these bytes to the preferences file: when the watcher sees
-    /// the file with exactly these bytes it does not report a change.
-    public func expectOwnWrite(_ bytes: [UInt8]) {
-        shared.withLock { $0.ownWrite = bytes }
+    /// The kiosk is about to rename this file (these bytes, this device and inode) over the
+    /// preferences file: when the watcher finds exactly that file there it does not report a
+    /// change. Only the most recent own save is recognised, and only until another file has
+    /// been seen after it: a later file with the same bytes (a tool restoring the kiosk's
+    /// earlier version, even by renaming that very file back) is followed.
+    public func expectOwnWrite(_ write: OwnWrite) {
+        shared.withLock {
+            $0.ownWrite = write
+            $0.ownGeneration += 1
+            $0.ownSeen = false
+        }
     }
 
     /// Starts the helper thread; false when it could not be created (or is already running).
@@ -139,6 +151,20 @@ public final class AppearanceRunner: Sendable {
     }
 
     // MARK: - The thread
+
+    /// Looks at the preferences file after an event: reports another program's change, not
+    /// the echo of the kiosk's own most recent save. Once a different file has been seen after
+    /// that save's echo, the save is forgotten (it can no longer be an echo).
+    private func checkPreferencesFile(_ w: PreferencesWatcher) {
+        let (own, generation, seen) = shared.withLock { ($0.ownWrite, $0.ownGeneration, $0.ownSeen) }
+        let now = w.snapshot()
+        let decision = w.decide(now, own: own)
+        shared.withLock { s in
+            guard s.ownGeneration == generation else { return }
+            if decision == .own { s.ownSeen = true } else if seen { s.ownWrite = nil }
+        }
+        if decision == .changed { emit(.preferencesFileChanged(path: w.path)) }
+    }
 
     private func emit(_ e: AppearanceEvent) { onEvent(e) }
 
@@ -203,7 +229,8 @@ public final class AppearanceRunner: Sendable {
         var watcher: PreferencesWatcher?
         if let path = options.preferencesPath {
             let w = PreferencesWatcher(path: path)
-            if let problem = w.open() { log(problem) } else { watcher = w }
+            if let problem = w.open() { log(problem) }
+            if w.fd >= 0 { watcher = w }
         }
 
         let arbiter = SourceArbiter(order: config.systemSources)
@@ -288,10 +315,14 @@ public final class AppearanceRunner: Sendable {
                 if n == 8 || (n < 0 && errno == ECANCELED) { evaluateSchedule() }
             }
             if let wIdx, let w = watcher, fds[wIdx].revents != 0 {
-                if w.drain() {
-                    let own = shared.withLock { $0.ownWrite }
-                    if w.changed(ownWrite: own) { emit(.preferencesFileChanged(path: w.path)) }
+                let found = w.drain()
+                var look = found.file
+                if found.folder {
+                    if let line = w.rewatch() { log(line) }
+                    // A new folder may already hold a file written before it was watched.
+                    look = look || w.watching
                 }
+                if look { checkPreferencesFile(w) }
             }
             publish()
         }

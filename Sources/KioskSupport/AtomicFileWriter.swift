@@ -61,6 +61,10 @@ public struct AtomicFileWriter {
     var fault: InjectedFault?
     /// The mode a new file is created with (before the umask); a replaced file's mode is kept.
     public var newFileMode: mode_t = 0o600
+    /// Told the device and inode of the synced temporary file right before it is renamed over
+    /// the target, e.g. so a file watcher can tell this very file from a later one with the
+    /// same bytes.
+    public var beforeRename: ((_ device: UInt64, _ inode: UInt64) -> Void)?
 
     public init() {}
 
@@ -136,11 +140,14 @@ public struct AtomicFileWriter {
 
         if let f = fault, f.step == .sync { throw abandon(.sync, f.errno) }
         if fsync(fd) != 0 { throw abandon(.sync, errno) }
+        var made = stat()
+        let identified = beforeRename != nil && fstat(fd, &made) == 0
         closed = true
         if let f = fault, f.step == .close { close(fd); throw abandon(.close, f.errno) }
         if close(fd) != 0 { throw abandon(.close, errno) }
 
         if let f = fault, f.step == .rename { throw abandon(.rename, f.errno) }
+        if identified { beforeRename?(UInt64(made.st_dev), UInt64(made.st_ino)) }
         if renameat(dfd, tmpName, dfd, name) != 0 { throw abandon(.rename, errno) }
 
         if let f = fault, f.step == .syncFolder { throw Failure(step: .syncFolder, path: folderPath, reason: FileIO.errorText(f.errno)) }

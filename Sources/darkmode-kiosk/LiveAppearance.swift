@@ -5,6 +5,7 @@ import KioskEngine
 import KioskSDL
 import KioskSupport
 import KioskTools
+import Synchronization
 
 /// "System" made live in `run`: the appearance sources (desktop portal, light sensor,
 /// schedule) and the preferences file watched for other programs' rewrites, through an
@@ -18,8 +19,15 @@ import KioskTools
 ///   `setAppearancePreference` (animates, nothing saved back).
 /// - `.log`: one line on stderr.
 ///
-/// The saver's store announces each own save's bytes (`willWrite` → `expectOwnWrite`, on the
-/// writer thread), so the kiosk's own writes are not taken for another program's.
+/// The saver's store announces each own save's bytes and file identity (`willWrite` →
+/// `expectOwnWrite`, on the writer thread), so the kiosk's own writes are not taken for another
+/// program's, while a later file with the same bytes is.
+///
+/// After the save of the latest commit is in place (`OwnSaveSignal`, posted from the writer
+/// thread as `savedEventCode`), when the page followed another program's change since that
+/// commit, the file is read again and the page follows it when it differs: the save merged the
+/// kiosk's key over the other program's file. Page and file agree after every race; saves
+/// without such a race cost the loop thread no file read.
 ///
 /// The portal's `contrast` and `reduced-motion` reach the app inside the `SystemAppearance`
 /// (its `hints`); the app applies them unless the options force them on, and a change of
@@ -33,6 +41,15 @@ final class LiveAppearance: HostEventHandler {
     private let reader: PreferencesStore?
     private let timing: Bool
     private var pendingNotes: [String] = []
+    /// The host event code of "an own save is in place".
+    static let savedEventCode: Int32 = 0x5053 // "PS"
+    /// Told by the writer thread when an own save is in place.
+    let ownSaves = OwnSaveSignal()
+    /// The latest commit's number (the saver's), read on the loop thread.
+    var latestCommit: () -> Int = { 0 }
+    /// The latest commit's number when the page last followed another program's change: only
+    /// then can a save of that commit leave page and file apart (no file read after other saves).
+    private var followedDuringCommit: Int?
     /// Seconds `run` waits at most (while SDL opens the window) for the sources' first answer,
     /// so the first frame already shows the system's mode.
     static let firstAnswerTimeout = 0.5
@@ -43,7 +60,7 @@ final class LiveAppearance: HostEventHandler {
         reader = settings.preferencesPath.map(PreferencesStore.init(path:))
         self.timing = timing
         let runner = link.runner
-        store?.willWrite = { bytes in runner.expectOwnWrite(bytes) }
+        store?.willWrite = { f in runner.expectOwnWrite(OwnWrite(bytes: f.bytes, device: f.device, inode: f.inode)) }
     }
 
     /// Starts the sources. The preferences file's folder is created first (as the first save
@@ -62,12 +79,33 @@ final class LiveAppearance: HostEventHandler {
 
     func start(app: KioskApp, poster: HostEventPoster, now: Double) {
         link.attach(poster)
+        ownSaves.attach(poster)
         apply(to: app, now: now)
     }
 
     func handle(code: Int32, app: KioskApp, now: Double) {
+        if code == Self.savedEventCode { followSavedFile(app: app, now: now) }
         guard code == AppearanceLink.eventCode else { return }
         apply(to: app, now: now)
+    }
+
+    /// After the latest commit's save: the page follows the file when they differ (another
+    /// program wrote while the save was pending). A save of an older commit is skipped: the
+    /// newer one's save follows and is checked then.
+    private func followSavedFile(app: KioskApp, now: Double) {
+        let latest = latestCommit()
+        guard let reader, ownSaves.generation == latest, followedDuringCommit == latest else { return }
+        followedDuringCommit = nil
+        let loaded = reader.load()
+        if let d = loaded.diagnostic { StandardError.log(d) }
+        guard loaded.appearance != app.appearancePreference else { return }
+        let dark = app.isDarkMode
+        StandardError.log("preferences file \(reader.path) holds \"\(loaded.appearance.rawValue)\" after the kiosk's save "
+            + "(another program wrote it while the save was pending); following it")
+        app.setAppearancePreference(loaded.appearance, at: now)
+        if timing && app.isDarkMode != dark {
+            pendingNotes.append("preferences file arrived at monotonic \(fixed(AppearanceLink.monotonicSeconds(), 6))")
+        }
     }
 
     func stop() { link.stop() }
@@ -101,6 +139,7 @@ final class LiveAppearance: HostEventHandler {
             case .preferencesFileChanged(let path):
                 StandardError.log("preferences file \(path) was changed by another program; following it")
                 guard let reader else { continue }
+                followedDuringCommit = latestCommit()
                 let loaded = reader.load()
                 if let d = loaded.diagnostic { StandardError.log(d) }
                 app.setAppearancePreference(loaded.appearance, at: now)
@@ -121,5 +160,31 @@ final class LiveAppearance: HostEventHandler {
         if stat(folder, &st) == 0 { return }
         makeFolders(FileIO.directoryName(folder))
         _ = mkdir(folder, 0o700)
+    }
+}
+
+/// The writer thread's "the save of commit N is in place", carried to the loop thread as a
+/// host event (`LiveAppearance.savedEventCode`).
+final class OwnSaveSignal: Sendable {
+    private let state = Mutex<(generation: Int, poster: HostEventPoster?)>((0, nil))
+
+    /// The highest commit number saved so far.
+    var generation: Int { state.withLock { $0.generation } }
+
+    func attach(_ poster: HostEventPoster) {
+        let pending = state.withLock { s -> Bool in
+            s.poster = poster
+            return s.generation > 0
+        }
+        if pending { poster.post(code: LiveAppearance.savedEventCode) }
+    }
+
+    /// The save of commit `generation` is in place (any thread).
+    func finished(generation: Int) {
+        let poster = state.withLock { s -> HostEventPoster? in
+            s.generation = max(s.generation, generation)
+            return s.poster
+        }
+        poster?.post(code: LiveAppearance.savedEventCode)
     }
 }

@@ -81,6 +81,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         throw .usage("--lang: \(error)")
     }
     let background = try PageBackgroundFile.load(settings.background, configFile: flags.configPath)
+    if let path = settings.preferencesPath {
+        try PreferencesLocation.checkNotAFolder(path, origin: flags.prefsPath != nil ? .flag
+            : config.preferences != nil ? .config(file: flags.configPath ?? "?") : .defaultLocation)
+    }
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
         StandardOutput.line(RunSettings.highContrastLine(colors))
@@ -103,7 +107,9 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     defer { live.stop() }
     StartupTrace.mark("sources")
     let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
-                                             log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
+                                             log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) },
+                                             onSaved: { [signal = live.ownSaves] in signal.finished(generation: $0) }) }
+    if let saver { live.latestCommit = { saver.latestGeneration } }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
     let lanes = flags.lanes ?? HelperLanes.defaultLanes()

@@ -12,6 +12,143 @@ import Appearance
         rename(tmp, path)
     }
 
+    /// The kiosk's way: a new file, announced with its identity, renamed over `path`.
+    func ownReplace(_ runner: AppearanceRunner, _ path: String, _ text: String) {
+        let tmp = path + ".own-\(UInt32.random(in: 0...UInt32.max))"
+        FileManager.default.createFile(atPath: tmp, contents: Data(text.utf8))
+        var st = stat()
+        precondition(stat(tmp, &st) == 0)
+        runner.expectOwnWrite(OwnWrite(bytes: Array(text.utf8), device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
+        rename(tmp, path)
+    }
+
+    func isFileChange(_ e: AppearanceEvent) -> Bool { if case .preferencesFileChanged = e { return true }; return false }
+
+    /// A runner watching `folder/preferences.json` (no other sources), its first event seen.
+    func watching(_ folder: String, _ rec: Recorder) -> AppearanceRunner {
+        let r = AppearanceRunner(options: AppearanceRunnerOptions(config: AppearanceConfig(systemSources: []),
+                                                                  preferencesPath: folder + "/preferences.json"),
+                                 onEvent: rec.callback)
+        r.start()
+        _ = rec.waitAppearance { _ in true }
+        usleep(50_000)
+        return r
+    }
+
+    func makeFolder() throws -> String {
+        let folder = NSTemporaryDirectory() + "appearance-prefs-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Issue #32, item 3: only the echo of the most recent own save is ignored; a tool that
+    /// restores the kiosk's earlier bytes (a new file, or the very file renamed back) is followed.
+    @Test func restoringTheKiosksOwnEarlierBytesIsFollowed() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/preferences.json"
+        replace(path, #"{"appearance": "light"}"#)
+        let rec = Recorder()
+        let r = watching(folder, rec)
+        defer { r.stop() }
+        let own = #"{"appearance": "dark"}"#
+        ownReplace(r, path, own)
+        usleep(200_000)
+        #expect(rec.fileChanges.isEmpty, "the own save was echoed")
+        // Keep the kiosk's very file aside, as a tool's backup.
+        #expect(link(path, folder + "/backup.json") == 0)
+        var mark = rec.count
+        replace(path, #"{"appearance": "light"}"#)
+        #expect(rec.wait(from: mark, isFileChange) != nil, "the tool's light was not followed")
+        // Restored as a copy (a new file with the same bytes).
+        mark = rec.count
+        replace(path, own)
+        #expect(rec.wait(from: mark, isFileChange) != nil, "the kiosk's earlier bytes, restored, were not followed")
+        mark = rec.count
+        replace(path, #"{"appearance": "light"}"#)
+        #expect(rec.wait(from: mark, isFileChange) != nil)
+        // Restored by renaming the kiosk's own file back.
+        mark = rec.count
+        #expect(rename(folder + "/backup.json", path) == 0)
+        #expect(rec.wait(from: mark, isFileChange) != nil, "the kiosk's own earlier file, renamed back, was not followed")
+    }
+
+    /// Items 1 and 6: a FIFO, a link to a FIFO, a link to /dev/zero or a huge file renamed over
+    /// the file is reported (the host keeps it aside) without blocking or reading it, and the
+    /// watcher goes on following rewrites; stop() returns at once.
+    @Test func specialEntriesAreNeverOpenedOrReadWhole() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/preferences.json"
+        replace(path, #"{"appearance": "light"}"#)
+        let rec = Recorder()
+        let r = watching(folder, rec)
+        let outsideFifo = folder + ".fifo"
+        #expect(mkfifo(outsideFifo, 0o600) == 0)
+        defer { unlink(outsideFifo) }
+        let plants: [(String, () -> Void)] = [
+            ("FIFO", { _ = mkfifo(folder + "/x", 0o600) }),
+            ("link to a FIFO", { _ = symlink(outsideFifo, folder + "/x") }),
+            ("link to /dev/zero", { _ = symlink("/dev/zero", folder + "/x") }),
+            ("1 GiB sparse file", { let fd = open(folder + "/x", O_WRONLY | O_CREAT, 0o600); _ = ftruncate(fd, 1 << 30); close(fd) }),
+        ]
+        for (i, (name, plant)) in plants.enumerated() {
+            var mark = rec.count
+            plant()
+            #expect(rename(folder + "/x", path) == 0, "\(name)")
+            #expect(rec.wait(from: mark, timeout: 5, isFileChange) != nil, "\(name) was not reported")
+            mark = rec.count
+            replace(path, #"{"appearance": "dark", "n": \#(i)}"#)
+            #expect(rec.wait(from: mark, timeout: 5, isFileChange) != nil, "a rewrite after \(name) was not followed")
+        }
+        let t0 = Date()
+        r.stop()
+        #expect(Date().timeIntervalSince(t0) < 2)
+        #expect(PreferencesWatcher.sizeLimit == 64 * 1024)
+    }
+
+    /// Item 5: the folder removed and made again, or renamed away and replaced: watched again,
+    /// said once each time, and a file written there is followed.
+    @Test func replacedFolderIsWatchedAgain() throws {
+        let parent = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let folder = parent + "/state"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/preferences.json"
+        replace(path, #"{"appearance": "light"}"#)
+        let rec = Recorder()
+        let r = watching(folder, rec)
+        defer { r.stop() }
+        try FileManager.default.removeItem(atPath: folder)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        var mark = rec.count
+        replace(path, #"{"appearance": "dark"}"#)
+        #expect(rec.wait(from: mark, timeout: 5, isFileChange) != nil, "a file in the remade folder was not followed")
+        #expect(rec.logs.contains { $0.contains("the folder \(folder)") && $0.contains("watching") }, "\(rec.logs)")
+
+        #expect(rename(folder, parent + "/state.old") == 0)
+        usleep(100_000)
+        #expect(rec.logs.contains { $0.contains("the folder \(folder) was removed") }, "\(rec.logs)")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        mark = rec.count
+        replace(path, #"{"appearance": "light", "again": true}"#)
+        #expect(rec.wait(from: mark, timeout: 5, isFileChange) != nil, "a file in the replacing folder was not followed")
+        // The old folder is no longer watched.
+        mark = rec.count
+        replace(parent + "/state.old/preferences.json", #"{"appearance": "dark", "old": true}"#)
+        usleep(300_000)
+        #expect(rec.count == mark, "the renamed-away folder is still followed")
+        // A link in the folder's place is not followed.
+        try FileManager.default.removeItem(atPath: folder)
+        #expect(symlink(parent + "/state.old", folder) == 0)
+        usleep(200_000)
+        #expect(rec.logs.contains { $0.contains("replaced by a symbolic link") }, "\(rec.logs)")
+        mark = rec.count
+        replace(parent + "/state.old/preferences.json", #"{"appearance": "light", "old": 2}"#)
+        usleep(300_000)
+        #expect(!rec.all[mark...].contains { isFileChange($0.event) }, "followed through a link put in the folder's place")
+    }
+
     @Test func atomicReplacementIsSeenAndOwnWritesAreNot() throws {
         let folder = NSTemporaryDirectory() + "appearance-prefs-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -28,8 +165,7 @@ import Appearance
 
         // Our own save: announced, then written atomically. Then another program's replacement.
         let own = #"{"isDarkMode": true}"#
-        r.expectOwnWrite(Array(own.utf8))
-        replace(path, own)
+        ownReplace(r, path, own)
         // A file in the same folder with another name is not ours to report.
         replace(folder + "/other.json", "{}")
         let mark = rec.count

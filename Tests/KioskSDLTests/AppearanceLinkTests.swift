@@ -57,8 +57,12 @@ extension SurfacePresenterTests {
 
             // Own write, announced: nothing arrives.
             let own = #"{"appearance": "dark"}"#
-            link.runner.expectOwnWrite(Array(own.utf8))
-            try Self.replace(path, with: own)
+            let tmp = path + ".own"
+            try Data(own.utf8).write(to: URL(fileURLWithPath: tmp))
+            var st = stat()
+            #expect(stat(tmp, &st) == 0)
+            link.runner.expectOwnWrite(OwnWrite(bytes: Array(own.utf8), device: UInt64(st.st_dev), inode: UInt64(st.st_ino)))
+            #expect(rename(tmp, path) == 0)
             #expect(!Self.waitForLinkEvent(poster, seconds: 0.5), "the kiosk's own write was echoed")
             #expect(link.drain().isEmpty)
 

@@ -204,7 +204,8 @@ import Testing
         let store = makeStore(path)
         _ = store.load()
         var seen: [UInt8] = []
-        store.willWrite = { seen = $0 }
+        var identity: (UInt64, UInt64) = (0, 0)
+        store.willWrite = { seen = $0.bytes; identity = ($0.device, $0.inode) }
         writeText(#"{"b": [true], "isDarkMode": false}"#, to: path)
         #expect(store.save(values: JSONObject([JSONMember(key: "theme", value: .string("x"))])) == nil)
         #expect(store.save(isDarkMode: true) == nil)
@@ -213,6 +214,9 @@ import Testing
         #expect(object.keys == ["b", "appearance", "theme"])
         #expect(object["appearance"] == .string("dark") && object["theme"] == .string("x") && object["a"] == nil)
         #expect(seen == readBytes(path))
+        // The identity announced is the file now in place (a watcher tells it from a later copy).
+        var st = stat()
+        #expect(stat(path, &st) == 0 && identity == (UInt64(st.st_dev), UInt64(st.st_ino)))
     }
 
     @Test func symlinkToARegularFileIsBadAndItsTargetUntouched() throws {

@@ -23,6 +23,41 @@ public enum PreferencesLocation {
         return FileIO.join(FileIO.join(FileIO.join(home, ".config"), folderName), fileName)
     }
 
+    /// Where a preferences path came from, for messages.
+    public enum Origin: Equatable, Sendable {
+        case flag
+        case config(file: String)
+        case defaultLocation
+    }
+
+    /// Refuses, at start, a preferences path that names a folder (issue #32, item 9): an
+    /// existing directory (or a link to one), a path ending in `/`, `.` or `..`. Such a path
+    /// would otherwise be taken for a bad file and the whole folder renamed aside, or every
+    /// save fail. One line, exit 2 (`KioskError.input`).
+    public static func checkNotAFolder(_ path: String, origin: Origin) throws(KioskError) {
+        let base = FileIO.baseName(path)
+        let why: String
+        if path.isEmpty {
+            why = "is empty"
+        } else if path.hasSuffix("/") || base == "." || base == ".." {
+            why = "names a folder"
+        } else if let st = FileIO.statInfo(path), (st.st_mode & S_IFMT) == S_IFDIR {
+            why = "is a folder"
+        } else {
+            return
+        }
+        let example = path.isEmpty ? fileName : FileIO.join(path, fileName)
+        let hint = "expected the preferences file itself, e.g. \(example)"
+        switch origin {
+        case .flag:
+            throw .input("--prefs \(path): \(why); \(hint)")
+        case .config(let file):
+            throw .input("config file \(file): \"preferences\" (\(path)) \(why); \(hint)")
+        case .defaultLocation:
+            throw .input("the default preferences file \(path) \(why); move it away or pass --prefs FILE")
+        }
+    }
+
     /// The home folder of the real user from the passwd database.
     public static func passwdHome() -> String? {
         guard let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir else { return nil }

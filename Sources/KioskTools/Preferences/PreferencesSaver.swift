@@ -13,8 +13,21 @@ import Glibc
 ///
 /// Test hook: `DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS=N` sleeps N ms per fsync of a save (a save
 /// does two: the file and its folder) on the writer thread, to stand in for a slow SD card.
+///
+/// Each commit gets a number (`latestGeneration`, counted on the committing thread). After a
+/// save has put the file in place, `onSaved` is told the number of the commit it saved (on the
+/// writer thread), so the host can make the page agree with the file when another program
+/// wrote it while the save was pending (issue #32, item 4).
 public final class PreferencesSaver: @unchecked Sendable {
-    private let writer: CoalescingWriter<AppearancePreference>
+    /// One commit: the preference and its number.
+    public struct Commit: Equatable, Sendable {
+        public var preference: AppearancePreference
+        public var generation: Int
+    }
+
+    private let writer: CoalescingWriter<Commit>
+    /// The number of the latest commit; only the committing thread touches it.
+    public private(set) var latestGeneration = 0
     /// The store, touched only by the writer thread once the saver exists.
     private let store: PreferencesStore
     public let fsyncDelay: Double
@@ -27,18 +40,26 @@ public final class PreferencesSaver: @unchecked Sendable {
 
     /// - Parameters:
     ///   - log: told about save failures (on the writer thread), once per run of failures.
-    public init(store: PreferencesStore, fsyncDelay: Double = 0, log: @escaping @Sendable (String) -> Void) {
+    ///   - onSaved: told the commit number of each save that put the file in place (on the
+    ///     writer thread).
+    public init(store: PreferencesStore, fsyncDelay: Double = 0, log: @escaping @Sendable (String) -> Void,
+                onSaved: (@Sendable (_ generation: Int) -> Void)? = nil) {
         self.store = store
         self.fsyncDelay = fsyncDelay
         let box = StoreBox(store: store, delay: fsyncDelay)
         // No "skip if equal" rule: the store merges the file's other keys on each save, and a
         // failed save is retried with the next commit whatever its value.
-        writer = CoalescingWriter<AppearancePreference>(name: "prefs-writer", isSame: nil,
-                                        save: { p in if let d = box.save(p) { log(d) } })
+        writer = CoalescingWriter<Commit>(name: "prefs-writer", isSame: nil, save: { c in
+            if let d = box.save(c.preference) { log(d) }
+            if box.store.lastSaveWritten { onSaved?(c.generation) }
+        })
     }
 
     /// Queues the chosen preference; never waits for the disk.
-    public func commit(_ preference: AppearancePreference) { writer.submit(preference) }
+    public func commit(_ preference: AppearancePreference) {
+        latestGeneration += 1
+        writer.submit(Commit(preference: preference, generation: latestGeneration))
+    }
 
     /// Queues what an input handler asked the driver to save.
     public func commit(_ output: KioskOutput) {
@@ -59,7 +80,7 @@ public final class PreferencesSaver: @unchecked Sendable {
     }
 
     /// Saves done, submitted, etc. (tests, bench).
-    public var statistics: CoalescingWriter<AppearancePreference>.Statistics { writer.statistics }
+    public var statistics: CoalescingWriter<Commit>.Statistics { writer.statistics }
 
     private final class StoreBox: @unchecked Sendable {
         let store: PreferencesStore

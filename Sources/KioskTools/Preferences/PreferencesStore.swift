@@ -34,8 +34,9 @@ public struct PreferencesLoadResult: Equatable, Sendable {
 ///   merges the kiosk's keys over what is there **now** (keys another program added while the
 ///   kiosk ran are kept), and replaces it atomically (see `AtomicFileWriter`).
 ///
-/// File discipline: the store opens the preferences **folder** once per operation and does
-/// everything relative to that descriptor — `openat(…, O_NOFOLLOW)` to read, `renameat` to move
+/// File discipline: the store holds the preferences **folder** by descriptor from start
+/// (`PreferencesFolder`: a folder replaced by another real folder is adopted, one swapped for a
+/// symbolic link is refused) and does everything relative to that descriptor — `openat(…, O_NOFOLLOW)` to read, `renameat` to move
 /// a bad entry aside or to rename the new file into place, `fsync` of the folder. The file name
 /// is never resolved through a symlink, so nothing outside the folder is ever read, renamed,
 /// replaced or truncated.
@@ -77,10 +78,21 @@ public final class PreferencesStore {
     private var failureReported = false
 
     var writer = AtomicFileWriter()
-    /// Called with the exact bytes of each write just before it starts (after the merge), e.g.
-    /// for a file watcher's `expectOwnWrite(bytes)`, so the kiosk's own save is not taken for
-    /// an outside change.
-    public var willWrite: (([UInt8]) -> Void)?
+    /// The folder, held by descriptor from start (see `PreferencesFolder`).
+    let folder: PreferencesFolder
+    /// Called with the exact bytes of each write and the identity of the new file just before
+    /// it is renamed into place (after the merge and the file's fsync), e.g. for a file
+    /// watcher's `expectOwnWrite`, so the kiosk's own save is not taken for an outside change
+    /// while a later file with the same bytes still is.
+    public var willWrite: ((WrittenFile) -> Void)?
+    /// One save's file: its bytes and the identity of the file renamed into place.
+    public struct WrittenFile: Equatable, Sendable {
+        public var bytes: [UInt8]
+        public var device: UInt64
+        public var inode: UInt64
+    }
+    /// True when the last `save` put a new file in place.
+    public private(set) var lastSaveWritten = false
     /// Seconds since the epoch, for `.bad-<timestamp>` names; replaceable in tests.
     var now: () -> Int = { Int(time(nil)) }
     /// `renameat(2)` within the folder, replaceable in tests to simulate a bad file that cannot
@@ -96,6 +108,7 @@ public final class PreferencesStore {
         self.path = path
         folderPath = FileIO.directoryName(path)
         fileName = FileIO.baseName(path)
+        folder = PreferencesFolder(path: folderPath)
     }
 
     // MARK: - Load
@@ -111,13 +124,13 @@ public final class PreferencesStore {
             return PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem,
                                          diagnostic: "preferences file \(Self.shortened(path)) cannot be used (\(tooLong)); starting in light mode")
         }
-        let dfd = Glibc.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dfd >= 0 else {
-            let e = errno
-            if e == ENOENT { return Self.fresh() }
-            return problemResult("cannot be examined (\(FileIO.errorText(e)))")
+        let dfd: Int32
+        switch folder.resolve() {
+        case .open(let d): dfd = d
+        case .missing: return Self.fresh()
+        case .failed(let e): return problemResult("cannot be examined (\(FileIO.errorText(e)))")
+        case .refused(let why): return problemResult("cannot be used: \(why)")
         }
-        defer { close(dfd) }
         removeStaleTemporaries(dfd)
 
         switch examine(dfd) {
@@ -268,19 +281,28 @@ public final class PreferencesStore {
             return reportOnce("could not save preferences to \(Self.shortened(path)): \(tooLong); the mode is kept in memory")
         }
         var created: [String] = []
-        do {
-            try makeFolder(folderPath, created: &created)
-        } catch {
-            removeFolders(created)
-            return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
+        var resolved = folder.resolve()
+        if resolved == .missing {
+            do {
+                try makeFolder(folderPath, created: &created)
+            } catch {
+                removeFolders(created)
+                return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
+            }
+            resolved = folder.resolve()
         }
-        let dfd = Glibc.open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dfd >= 0 else {
-            let e = errno
+        let dfd: Int32
+        switch resolved {
+        case .open(let d): dfd = d
+        case .refused(let why):
+            removeFolders(created)
+            return reportOnce("not saving preferences to \(path): \(why); the mode is kept in memory")
+        case .missing, .failed:
+            let e: Int32
+            if case .failed(let code) = resolved { e = code } else { e = ENOENT }
             removeFolders(created)
             return reportOnce("could not save preferences to \(path): could not open the folder \(folderPath): \(FileIO.errorText(e)); the mode is kept in memory")
         }
-        defer { close(dfd) }
 
         var object = JSONObject()
         var note: String?
@@ -299,14 +321,20 @@ public final class PreferencesStore {
         }
         for m in ownValues.members { object[m.key] = m.value }
         let bytes = PreferencesDocument(object: object).encoded
-        willWrite?(bytes)
+        var writer = self.writer
+        if let willWrite {
+            writer.beforeRename = { device, inode in willWrite(WrittenFile(bytes: bytes, device: device, inode: inode)) }
+        }
+        lastSaveWritten = false
         do throws(AtomicFileWriter.Failure) {
             try writer.write(bytes, name: fileName, folder: dfd, folderPath: folderPath)
             failureReported = false
+            lastSaveWritten = true
             return note
         } catch {
             if error.step == .syncFolder {
                 // The new file is in place; only its durability across power loss is in doubt.
+                lastSaveWritten = true
                 return note ?? reportOnce("preferences saved to \(path), but \(error)")
             }
             removeFolders(created)

@@ -6,6 +6,7 @@ import KioskSupport
 /// the kiosk does.
 public enum ReplayCommand {
     public static func run(_ o: ReplayOptions, output: (String) -> Void) throws(KioskError) {
+        if let path = o.prefsPath { try PreferencesLocation.checkNotAFolder(path, origin: .flag) }
         let events = try TraceReader.read(path: o.tracePath)
         let (store, initial) = PreferencesStore.open(path: o.prefsPath)
         var runner = ReplayRunner(size: o.size ?? PixelSize(width: 1280, height: 800), scale: o.scale ?? 1,
