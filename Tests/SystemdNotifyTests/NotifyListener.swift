@@ -31,9 +31,13 @@ final class NotifyListener: @unchecked Sendable {
     private let lock = NSCondition()
     private var received: [Datagram] = []
     private var closed = false
+    private var paused: Bool
     private var thread: Thread?
 
-    init() throws {
+    /// `paused`: bound, but nothing is read until `resume()` (a manager that does not read its
+    /// socket: after `net.unix.max_dgram_qlen` datagrams the queue is full).
+    init(paused: Bool = false) throws {
+        self.paused = paused
         var template = Array((NSTemporaryDirectory() + "/notify-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ListenerError("mkdtemp: \(String(cString: strerror(errno)))") }
         folder = String(cString: made)
@@ -71,6 +75,11 @@ final class NotifyListener: @unchecked Sendable {
         lock.lock(); closed = true; lock.unlock()
     }
 
+    /// Starts reading (see `paused`).
+    func resume() {
+        lock.lock(); paused = false; lock.unlock()
+    }
+
     var datagrams: [Datagram] {
         lock.lock(); defer { lock.unlock() }
         return received
@@ -94,8 +103,9 @@ final class NotifyListener: @unchecked Sendable {
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            lock.lock(); let stop = closed; lock.unlock()
+            lock.lock(); let stop = closed, wait = paused; lock.unlock()
             if stop { return }
+            if wait { usleep(20_000); continue }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 { continue }  // timeout or EINTR
             let text = String(decoding: buffer[0..<n], as: UTF8.self)

@@ -1,5 +1,5 @@
 import Testing
-import SystemdNotify
+@testable import SystemdNotify
 
 @Suite struct WatchdogScheduleTests {
     @Test func intervalIsHalfTheTimeout() throws {
@@ -33,6 +33,34 @@ import SystemdNotify
         var s = try #require(WatchdogSchedule(watchdogMicroseconds: UInt64.max))
         s.pinged(at: 0)
         #expect(s.timeoutMilliseconds(now: 0, idle: -1) == Int32.max)
+    }
+}
+
+/// Issue 32, item 12: WATCHDOG_USEC=1 asked for a ping every half microsecond.
+@Suite struct WatchdogClampTests {
+    @Test func tinyIntervalsAreClampedTo50Milliseconds() throws {
+        for usec: UInt64 in [1, 2, 10, 99_999] {
+            let s = try #require(WatchdogSchedule(watchdogMicroseconds: usec))
+            #expect(s.interval == WatchdogSchedule.minimumInterval, "WATCHDOG_USEC=\(usec)")
+            #expect(s.requestedInterval == Double(usec) / 2_000_000)
+        }
+        let fine = try #require(WatchdogSchedule(watchdogMicroseconds: 100_000))
+        #expect(fine.interval == 0.05 && fine.requestedInterval == nil)
+        let usual = try #require(WatchdogSchedule(watchdogMicroseconds: 20_000_000))
+        #expect(usual.interval == 10 && usual.requestedInterval == nil)
+    }
+
+    /// The notifier's pending state: the latest STATUS wins, STOPPING drops a READY that never
+    /// left, and the merged datagram keeps the protocol's order.
+    @Test func pendingMessagesMerge() {
+        var p = NotifyChannel.Pending(ready: true, status: "a")
+        p.merge(.init(watchdog: true))
+        p.merge(.init(status: "b"))
+        #expect(p.text == "READY=1\nSTATUS=b\nWATCHDOG=1")
+        p.merge(.init(stopping: true, status: "bye"))
+        #expect(p.text == "STOPPING=1\nSTATUS=bye\nWATCHDOG=1")
+        p.merge(.init(ready: true))
+        #expect(!p.ready)
     }
 }
 
