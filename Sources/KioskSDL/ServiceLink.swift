@@ -17,7 +17,7 @@ struct ServiceLink {
             log.warning("darkmode-kiosk: no watchdog pings: \(reason)")
         }
         if let w = watchdog, w.requestedInterval != nil, case .on(let usec, _) = notifier.watchdog {
-            log.warning("darkmode-kiosk: WATCHDOG_USEC=\(usec) asks for a ping every \(usec / 2) µs; pinging every "
+            log.warning("darkmode-kiosk: WATCHDOG_USEC=\(usec) asks for a ping every \(Double(usec) / 2) µs; pinging every "
                         + "\(Int((w.interval * 1000).rounded())) ms instead (the watchdog may fire between pings: raise WatchdogSec=)")
         }
     }
