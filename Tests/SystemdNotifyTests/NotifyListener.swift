@@ -75,6 +75,33 @@ final class NotifyListener: @unchecked Sendable {
         lock.lock(); closed = true; lock.unlock()
     }
 
+    /// Fills the (paused) socket's queue with "FILLER=1" datagrams from a throwaway socket
+    /// until the kernel says it is full (EAGAIN), so the next sender finds it full whatever
+    /// `net.unix.max_dgram_qlen` is (10 by default, 512 where systemd's sysctl sets it).
+    /// Returns how many went in.
+    @discardableResult
+    func fill() -> Int {
+        let s = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard s >= 0 else { return 0 }
+        defer { Glibc.close(s) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes) }
+        let filler = Array("FILLER=1".utf8)
+        var n = 0
+        while n < 100_000 {
+            let r = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(s, filler, filler.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if r < 0 { break }
+            n += 1
+        }
+        return n
+    }
+
     /// Starts reading (see `paused`).
     func resume() {
         lock.lock(); paused = false; lock.unlock()

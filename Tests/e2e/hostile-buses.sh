@@ -10,7 +10,7 @@
 #     to stderr;
 # 15. a portal answering in 1.9 s per read comes back: a preferences rewrite right after is on
 #     screen within 0.5 s (it waited for 3 × 1.9 s before);
-# 11. NOTIFY_SOCKET bound and never read, WATCHDOG_USEC=200000: a tap is still saved and SIGTERM
+# 11. NOTIFY_SOCKET bound, full and never read, WATCHDOG_USEC=200000: a tap is still saved and SIGTERM
 #     still ends the kiosk (exit 0), one log line about the full socket;
 # 12. WATCHDOG_USEC=1: at most one ping per 50 ms and little CPU, one log line about the clamp.
 set -euo pipefail
@@ -142,14 +142,22 @@ stop_kiosk
 # --- 11. a notify socket nobody reads ---------------------------------------------------------
 rm -f "$PREFS"
 original_toggle 1280x720 1
+# Bound, never read, and its queue filled up front (so the kiosk's first send finds it full
+# whatever net.unix.max_dgram_qlen is: 10 by default, 512 under systemd's sysctl).
 $PY -c '
 import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1])
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1] + ".tmp")
+f = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+try:
+    while True: f.sendto(b"FILLER=1", socket.MSG_DONTWAIT, sys.argv[1] + ".tmp")
+except BlockingIOError:
+    pass
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 time.sleep(3600)' "$E2E_TMP/deaf.sock" &
 E2E_PIDS+=($!)
 for _ in $(seq 50); do [ -S "$E2E_TMP/deaf.sock" ] && break; sleep 0.05; done
 NOTIFY_SOCKET="$E2E_TMP/deaf.sock" WATCHDOG_USEC=200000 start_kiosk --config "$CONFIG" --prefs "$PREFS" --scale 1
-sleep 3      # 30 pings at 100 ms: the socket's queue (10) is long full
+sleep 3      # 30 pings at 100 ms into the full queue
 tap $CX $CY
 wait_prefs "$PREFS" true "a tap 3 s into a full notify socket"
 stop_kiosk
