@@ -183,8 +183,10 @@ import Appearance
         let fileLate = fileAt - t0, sensorLate = darkAt - emitted - 0.2
         print(String(format: "slow portal (1.9 s per read) coming back: file rewrite reported after %.0f ms, sensor change %.0f ms after its hold",
                      fileLate * 1000, sensorLate * 1000))
-        #expect(fileLate < 0.3, "the rewrite waited \(fileLate) s for the portal")
-        #expect(sensorLate < 0.3, "the sensor waited \(sensorLate) s for the portal")
+        // Measured 1–5 ms; blocked behind the portal it is ≥ 1.9 s (5.6 s before the fix).
+        // 0.5 s leaves room for a loaded machine and is far from either.
+        #expect(fileLate < 0.5, "the rewrite waited \(fileLate) s for the portal")
+        #expect(sensorLate < 0.5, "the sensor waited \(sensorLate) s for the portal")
     }
 }
 
