@@ -182,22 +182,24 @@ public final class AppearanceRunner: Sendable {
         let sources = Set(config.systemSources)
         let timeout = UInt64(max(0.01, options.callTimeoutSeconds) * 1e6)
         let log: (String) -> Void = { [onEvent] in onEvent(.log($0)) }
+        // What the buses' peers send is logged through this, rate-limited (issue 32, item 8).
+        let faults = FaultLog(now: Self.monotonicSeconds, log: log)
 
-        // Session bus + portal.
+        // Session bus + portal; system bus + light sensor. Neither waits for its peer: the
+        // first reads go out asynchronously and are answered through the poll loop below.
         var sessionBus: Bus?
-        let portal = PortalClient(timeoutUSec: timeout, log: log)
+        let portal = PortalClient(timeoutUSec: timeout, faults: faults)
         if sources.contains(.portal) {
             switch Bus.open(options.sessionBus) {
-            case .success(let b): sessionBus = b; portal.attach(b); portal.refreshIfNeeded(b)
+            case .success(let b): sessionBus = b; portal.attach(b)
             case .failure(let e): log("portal: \(e.message); skipping it")
             }
         }
-        // System bus + light sensor.
         var systemBus: Bus?
-        let sensor = SensorClient(settings: config.lightSensor, timeoutUSec: timeout, now: Self.monotonicSeconds, log: log)
+        let sensor = SensorClient(settings: config.lightSensor, timeoutUSec: timeout, now: Self.monotonicSeconds, faults: faults)
         if sources.contains(.lightSensor) {
             switch Bus.open(options.systemBus) {
-            case .success(let b): systemBus = b; sensor.attach(b); sensor.refreshIfNeeded(b)
+            case .success(let b): systemBus = b; sensor.attach(b)
             case .failure(let e): log("light sensor: \(e.message); skipping it")
             }
         }
@@ -236,6 +238,9 @@ public final class AppearanceRunner: Sendable {
         let arbiter = SourceArbiter(order: config.systemSources)
         var last: SystemAppearance?
         func publish() {
+            // The first event waits for each bus source's first answer (or its failure, at
+            // most the call timeout), so the host's first frame shows the arbitrated mode.
+            if last == nil, (sessionBus != nil && !portal.settled) || (systemBus != nil && !sensor.settled) { return }
             var readings: [AppearanceSourceKind: SourceReading] = [:]
             for kind in AppearanceSourceKind.allCases {
                 guard sources.contains(kind) else { continue }
@@ -258,18 +263,15 @@ public final class AppearanceRunner: Sendable {
             }
         }
 
-        func turnBus(_ bus: inout Bus?, refresh: (Bus) -> Void, lost: () -> Void) {
+        func turnBus(_ bus: inout Bus?, lost: () -> Void) {
             guard let b = bus else { return }
-            // Dispatch, run the method calls signals asked for, dispatch what those queued.
-            for _ in 0..<2 {
-                if let e = b.processAll() {
-                    log("\(e.message); the connection is closed and its source skipped")
-                    b.close()
-                    bus = nil
-                    lost()
-                    return
-                }
-                refresh(b)
+            // Dispatches signals and replies; the clients send their next calls from those
+            // handlers without waiting for them.
+            if let e = b.processAll() {
+                log("\(e.message); the connection is closed and its source skipped")
+                b.close()
+                bus = nil
+                lost()
             }
         }
 
@@ -282,6 +284,7 @@ public final class AppearanceRunner: Sendable {
             consider(sessionBus?.deadlineUSec)
             consider(systemBus?.deadlineUSec)
             consider(sensor.deadline.map { UInt64(($0 * 1e6).rounded(.up)) })
+            consider(faults.deadline.map { UInt64(($0 * 1e6).rounded(.up)) })
             let timeoutMS: Int32 = deadlineUS.map { d in
                 d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000))
             } ?? -1
@@ -305,9 +308,10 @@ public final class AppearanceRunner: Sendable {
             }
             if shared.withLock({ $0.stopping }) { break }
 
-            turnBus(&sessionBus, refresh: { portal.refreshIfNeeded($0) }, lost: { portal.lost() })
-            turnBus(&systemBus, refresh: { sensor.refreshIfNeeded($0) }, lost: { sensor.lost() })
+            turnBus(&sessionBus, lost: { portal.lost() })
+            turnBus(&systemBus, lost: { sensor.lost() })
             _ = sensor.advance(to: Self.monotonicSeconds())
+            faults.flush(at: Self.monotonicSeconds())
 
             if let tIdx, fds[tIdx].revents != 0 {
                 var expirations: UInt64 = 0
@@ -327,7 +331,7 @@ public final class AppearanceRunner: Sendable {
             publish()
         }
 
-        if let b = systemBus { sensor.release(b); b.close() }
+        if let b = systemBus { sensor.releaseOnStop(b); b.close() }
         if let b = sessionBus { b.close() }
         watcher?.close()
         if timerFD >= 0 { close(timerFD) }

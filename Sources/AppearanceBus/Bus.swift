@@ -155,17 +155,36 @@ struct BusMessage {
     }
 }
 
-/// One sd-bus connection, used only on the runner's thread.
+/// One sd-bus connection, used only on the runner's thread. Nothing here waits for a peer:
+/// match rules are installed with `sd_bus_add_match_async` and method calls go out with
+/// `sd_bus_call_async`, their replies (or sd-bus's timeout error) arriving through `process`
+/// on the runner's poll loop, so one slow peer delays only its own source (issue 32, item 15).
+/// `callBlocking` is kept for the stop path (ReleaseLight) only.
 final class Bus {
     let raw: OpaquePointer
     let address: BusAddress
-    private var slots: [OpaquePointer] = []
-    private var handlers: [Unmanaged<MatchHandler>] = []
+    private var nextID = 0
+    private var matches: [Int: (slot: OpaquePointer, handler: Unmanaged<MatchHandler>)] = [:]
+    private var calls: [Unmanaged<CallHandler>] = []
 
     final class MatchHandler {
         let body: (BusMessage) -> Void
-        init(_ body: @escaping (BusMessage) -> Void) { self.body = body }
+        let installFailed: (String) -> Void
+        init(_ body: @escaping (BusMessage) -> Void, installFailed: @escaping (String) -> Void) {
+            self.body = body
+            self.installFailed = installFailed
+        }
     }
+
+    final class CallHandler {
+        let body: (Result<BusMessage, BusError>) -> Void
+        var slot: OpaquePointer?
+        var done = false
+        init(_ body: @escaping (Result<BusMessage, BusError>) -> Void) { self.body = body }
+    }
+
+    /// A match rule's handle, for `removeMatch`.
+    struct Match: Equatable { let id: Int }
 
     private init(raw: OpaquePointer, address: BusAddress) {
         self.raw = raw
@@ -197,45 +216,128 @@ final class Bus {
         return String(cString: p)
     }
 
-    /// Adds a match rule whose messages go to `body` (called from `process`).
-    func addMatch(_ rule: String, _ body: @escaping (BusMessage) -> Void) -> BusError? {
-        let handler = Unmanaged.passRetained(MatchHandler(body))
+    /// Adds a match rule whose messages go to `body` (called from `process`). The AddMatch
+    /// call to the bus goes out at once and its reply is not waited for; the bus handles a
+    /// connection's messages in order, so a method call sent after this one reaches its peer
+    /// only once the rule is in place. `installFailed` gets a line if the bus refuses it.
+    @discardableResult
+    func addMatch(_ rule: String, installFailed: @escaping (String) -> Void = { _ in },
+                  _ body: @escaping (BusMessage) -> Void) -> Match? {
+        let handler = Unmanaged.passRetained(MatchHandler(body, installFailed: installFailed))
         var slot: OpaquePointer? = nil
-        let r = sd_bus_add_match(raw, &slot, rule, { m, userdata, _ in
+        let r = sd_bus_add_match_async(raw, &slot, rule, { m, userdata, _ in
             guard let m, let userdata else { return 0 }
             Unmanaged<MatchHandler>.fromOpaque(userdata).takeUnretainedValue().body(BusMessage(raw: m))
+            return 0
+        }, { m, userdata, _ in
+            guard let m, let userdata, sd_bus_message_is_method_error(m, nil) > 0 else { return 0 }
+            let e = sd_bus_message_get_error(m)
+            let name = e?.pointee.name.map { String(cString: $0) } ?? "error"
+            Unmanaged<MatchHandler>.fromOpaque(userdata).takeUnretainedValue().installFailed("AddMatch refused: \(name)")
             return 0
         }, handler.toOpaque())
         guard r >= 0, let slot else {
             handler.release()
-            return BusError(name: "AddMatch", message: "\(rule): \(String(cString: strerror(-r)))")
+            installFailed("AddMatch \(rule): \(String(cString: strerror(-r)))")
+            return nil
         }
-        slots.append(slot)
-        handlers.append(handler)
-        return nil
+        nextID += 1
+        matches[nextID] = (slot, handler)
+        return Match(id: nextID)
+    }
+
+    /// Removes a match rule (RemoveMatch goes out without waiting).
+    func removeMatch(_ match: Match) {
+        guard let m = matches.removeValue(forKey: match.id) else { return }
+        _ = sd_bus_slot_unref(m.slot)
+        m.handler.release()
     }
 
     enum Arg {
         case string(String)
     }
 
-    /// A method call waiting up to `timeoutUSec` for the reply; `read` decodes the reply.
-    func call<T>(destination: String, path: String, interface: String, member: String,
-                 args: [Arg] = [], timeoutUSec: UInt64, read: (BusMessage) -> T) -> Result<T, BusError> {
+    private func methodCall(destination: String, path: String, interface: String, member: String,
+                            args: [Arg]) -> Result<OpaquePointer, BusError> {
         var m: OpaquePointer? = nil
         var r = sd_bus_message_new_method_call(raw, &m, destination, path, interface, member)
         guard r >= 0, let m else { return .failure(BusError(name: "call", message: "\(member): \(String(cString: strerror(-r)))")) }
-        defer { _ = sd_bus_message_unref(m) }
         for a in args {
             switch a {
             case .string(let s):
                 r = s.withCString { sd_bus_message_append_basic(m, CChar(UInt8(ascii: "s")), $0) }
             }
-            if r < 0 { return .failure(BusError(name: "call", message: "\(member) arguments: \(String(cString: strerror(-r)))")) }
+            if r < 0 {
+                _ = sd_bus_message_unref(m)
+                return .failure(BusError(name: "call", message: "\(member) arguments: \(String(cString: strerror(-r)))"))
+            }
         }
+        return .success(m)
+    }
+
+    /// Sends a method call and returns at once; `reply` gets the answer, the peer's error, or
+    /// sd-bus's own `org.freedesktop.DBus.Error.Timeout`/`NoReply` after `timeoutUSec`, from
+    /// `process` on the runner thread. Returns an error only when the call could not be sent
+    /// (then `reply` is never called).
+    @discardableResult
+    func callAsync(destination: String, path: String, interface: String, member: String, args: [Arg] = [],
+                   timeoutUSec: UInt64, reply: @escaping (Result<BusMessage, BusError>) -> Void) -> BusError? {
+        let m: OpaquePointer
+        switch methodCall(destination: destination, path: path, interface: interface, member: member, args: args) {
+        case .success(let made): m = made
+        case .failure(let e): return e
+        }
+        defer { _ = sd_bus_message_unref(m) }
+        let handler = CallHandler(reply)
+        let box = Unmanaged.passRetained(handler)
+        var slot: OpaquePointer? = nil
+        let r = sd_bus_call_async(raw, &slot, m, { m, userdata, _ in
+            guard let m, let userdata else { return 0 }
+            let h = Unmanaged<CallHandler>.fromOpaque(userdata).takeUnretainedValue()
+            h.done = true
+            if sd_bus_message_is_method_error(m, nil) > 0 {
+                let e = sd_bus_message_get_error(m)
+                h.body(.failure(BusError(name: e?.pointee.name.map { String(cString: $0) } ?? "error",
+                                         message: e?.pointee.message.map { String(cString: $0) } ?? "")))
+            } else {
+                h.body(.success(BusMessage(raw: m)))
+            }
+            return 0
+        }, box.toOpaque(), timeoutUSec)
+        guard r >= 0, let slot else {
+            box.release()
+            return BusError(name: "call", message: "\(member): \(String(cString: strerror(-r)))")
+        }
+        handler.slot = slot
+        calls.append(box)
+        return nil
+    }
+
+    /// Frees the slots of calls whose reply was delivered (not from inside a callback).
+    private func sweepCalls() {
+        guard calls.contains(where: { $0.takeUnretainedValue().done }) else { return }
+        calls.removeAll { box in
+            let h = box.takeUnretainedValue()
+            guard h.done else { return false }
+            if let s = h.slot { _ = sd_bus_slot_unref(s) }
+            box.release()
+            return true
+        }
+    }
+
+    /// A method call waiting up to `timeoutUSec` for the reply, for the stop path only
+    /// (nothing else runs then); `read` decodes the reply.
+    func callBlocking<T>(destination: String, path: String, interface: String, member: String,
+                         args: [Arg] = [], timeoutUSec: UInt64, read: (BusMessage) -> T) -> Result<T, BusError> {
+        let m: OpaquePointer
+        switch methodCall(destination: destination, path: path, interface: interface, member: member, args: args) {
+        case .success(let made): m = made
+        case .failure(let e): return .failure(e)
+        }
+        defer { _ = sd_bus_message_unref(m) }
         var err = csystemd_error_null()
         var reply: OpaquePointer? = nil
-        r = sd_bus_call(raw, m, timeoutUSec, &err, &reply)
+        let r = sd_bus_call(raw, m, timeoutUSec, &err, &reply)
         defer { sd_bus_error_free(&err) }
         guard r >= 0, let reply else {
             let name = err.name.map { String(cString: $0) } ?? "errno"
@@ -248,6 +350,7 @@ final class Bus {
 
     /// Dispatches everything queued; returns an error when the connection is gone.
     func processAll() -> BusError? {
+        defer { sweepCalls() }
         while true {
             let r = sd_bus_process(raw, nil)
             if r < 0 { return BusError(name: "process", message: "\(address): \(String(cString: strerror(-r)))") }
@@ -258,7 +361,8 @@ final class Bus {
     var fd: Int32 { sd_bus_get_fd(raw) }
     var events: Int16 { Int16(truncatingIfNeeded: max(0, sd_bus_get_events(raw))) }
 
-    /// sd-bus's own deadline (CLOCK_MONOTONIC µs), nil when none.
+    /// sd-bus's own deadline (CLOCK_MONOTONIC µs), nil when none: the earliest pending call's
+    /// timeout.
     var deadlineUSec: UInt64? {
         var t: UInt64 = 0
         guard sd_bus_get_timeout(raw, &t) >= 0, t != UInt64.max else { return nil }
@@ -266,10 +370,67 @@ final class Bus {
     }
 
     func close() {
-        for s in slots { _ = sd_bus_slot_unref(s) }
-        slots.removeAll()
+        for (_, m) in matches { _ = sd_bus_slot_unref(m.slot) }
+        for box in calls {
+            if let s = box.takeUnretainedValue().slot { _ = sd_bus_slot_unref(s) }
+        }
         _ = sd_bus_flush_close_unref(raw)
-        for h in handlers { h.release() }
-        handlers.removeAll()
+        for (_, m) in matches { m.handler.release() }
+        matches.removeAll()
+        for box in calls { box.release() }
+        calls.removeAll()
+    }
+}
+
+/// The unique name owning a well-known name, followed across owner changes: `GetNameOwner`
+/// at start (sent without waiting) and `NameOwnerChanged` from the bus itself after. Signals
+/// that claim to come from the bus but do not (a unicast spoof) are dropped: the handler
+/// checks the sender, not only the match rule.
+final class NameOwnerWatch {
+    static let busName = "org.freedesktop.DBus"
+    let name: String
+    /// The owner now; nil while nobody owns the name (or before the first answer).
+    private(set) var owner: String?
+    /// True once GetNameOwner answered (or failed): the owner is known.
+    private(set) var known = false
+
+    init(name: String) { self.name = name }
+
+    /// Starts following; `changed(owner, first)` runs on each change of owner and once for
+    /// the first answer (`first` true). Returns an error line when a request could not be sent.
+    func start(_ bus: Bus, timeoutUSec: UInt64, log: @escaping (String) -> Void,
+               spoofed: @escaping (String) -> Void, changed: @escaping (String?, Bool) -> Void) {
+        let rule = "type='signal',sender='\(Self.busName)',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
+            + "member='NameOwnerChanged',arg0='\(name)'"
+        bus.addMatch(rule, installFailed: log) { [weak self] m in
+            guard let self else { return }
+            guard m.sender == Self.busName else { spoofed(m.sender ?? "?"); return }
+            guard let args = m.readAll(), args.count == 3, args[0].string == self.name, let new = args[2].string else { return }
+            let next: String? = new.isEmpty ? nil : new
+            let first = !self.known
+            self.known = true
+            if next != self.owner || first {
+                self.owner = next
+                changed(next, first)
+            }
+        }
+        let sent = bus.callAsync(destination: Self.busName, path: "/org/freedesktop/DBus", interface: Self.busName,
+                                 member: "GetNameOwner", args: [.string(name)], timeoutUSec: timeoutUSec) { [weak self] r in
+            // Applied in arrival order: the bus answers after any NameOwnerChanged it sent us
+            // before, so this answer is at least as new as those.
+            guard let self else { return }
+            let next: String?
+            switch r {
+            case .success(let m): next = m.readOne()?.string
+            case .failure: next = nil // NameHasNoOwner (or the bus did not answer)
+            }
+            let first = !self.known
+            self.known = true
+            if next != self.owner || first {
+                self.owner = next
+                changed(next, first)
+            }
+        }
+        if let sent { log("GetNameOwner(\(name)): \(sent)"); known = true; changed(nil, true) }
     }
 }

@@ -1,53 +1,89 @@
 import Appearance
 
 /// The desktop's appearance through xdg-desktop-portal's Settings interface on the session
-/// bus. Lives on the runner thread: `attach` subscribes, the bus's `process` feeds signals, the
-/// runner reads `reading`/`hints` after each turn.
+/// bus. Lives on the runner thread: `attach` subscribes, the bus's `process` feeds signals and
+/// replies, the runner reads `reading`/`hints` after each turn.
+///
+/// Only the portal is believed (issue 32, item 7): `SettingChanged` is matched with the
+/// sender set to the unique name that owns `org.freedesktop.portal.Desktop` (found with
+/// GetNameOwner, followed through NameOwnerChanged; the rule is replaced when the owner
+/// changes), and the handler drops any message whose sender is not that name (a unicast
+/// signal reaches a connection whatever its match rules). Reads are asynchronous (item 15): a
+/// portal that takes 1.9 s to answer delays only its own reading, not the other sources.
 final class PortalClient {
     static let name = "org.freedesktop.portal.Desktop"
     static let path = "/org/freedesktop/portal/desktop"
     static let interface = "org.freedesktop.portal.Settings"
     static let namespace = "org.freedesktop.appearance"
+    static let keys = ["color-scheme", "contrast", "reduced-motion"]
 
     private(set) var reading: SourceReading = .absent
     private(set) var hints = AccessibilityHints()
-    /// Set by signal handlers; the runner calls `refreshIfNeeded` after processing the bus.
-    private var needsRead = false
+    /// False until the first answer is in: the portal's owner is known and, when it has one,
+    /// its three reads have answered (or color-scheme's failed). The runner holds its first
+    /// event till then.
+    var settled: Bool { ownerKnown && (unanswered.isEmpty || colorSchemeFailed) }
+    private var ownerKnown = false
+    /// The keys of this owner's first reads still waiting for an answer.
+    private var unanswered: Set<String> = []
     private var useReadOne = true
-    private var loggedAbsent = false
+    private let owner = NameOwnerWatch(name: PortalClient.name)
+    private var signalMatch: Bus.Match?
+    /// Bumped on each owner change: replies to an earlier owner's reads are dropped.
+    private var generation = 0
+    private var colorSchemeFailed = false
     let timeoutUSec: UInt64
-    let log: (String) -> Void
+    let faults: FaultLog
 
-    init(timeoutUSec: UInt64, log: @escaping (String) -> Void) {
+    init(timeoutUSec: UInt64, faults: FaultLog) {
         self.timeoutUSec = timeoutUSec
-        self.log = log
+        self.faults = faults
     }
 
     func attach(_ bus: Bus) {
-        let changed = "type='signal',interface='\(Self.interface)',member='SettingChanged',path='\(Self.path)',arg0='\(Self.namespace)'"
-        if let e = bus.addMatch(changed, { [weak self] m in self?.settingChanged(m) }) { log("portal: \(e)") }
-        let owner = "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.name)'"
-        if let e = bus.addMatch(owner, { [weak self] m in self?.ownerChanged(m) }) { log("portal: \(e)") }
-        needsRead = true
+        owner.start(bus, timeoutUSec: timeoutUSec, log: { [faults] in faults.note("portal: \($0)") },
+                    spoofed: { [faults] sender in
+                        faults.note("portal: ignored a NameOwnerChanged not sent by the bus", "(from \(sender))")
+                    },
+                    changed: { [weak self] new, first in self?.ownerChanged(bus, new, first: first) })
+    }
+
+    private func ownerChanged(_ bus: Bus, _ new: String?, first: Bool) {
+        generation += 1
+        ownerKnown = true
+        unanswered = []
+        if let m = signalMatch { bus.removeMatch(m); signalMatch = nil }
+        guard let new else {
+            if first {
+                faults.note("portal: no appearance settings on the session bus", "(\(Self.name) is not running); skipping it until it appears")
+            } else if reading != .absent || hints != AccessibilityHints() {
+                faults.note("portal: \(Self.name) left the session bus; skipping it")
+            }
+            markGone()
+            return
+        }
+        if !first { faults.note("portal: \(Self.name) appeared on the session bus", "(\(new))") }
+        let rule = "type='signal',sender='\(new)',path='\(Self.path)',interface='\(Self.interface)',"
+            + "member='SettingChanged',arg0='\(Self.namespace)'"
+        signalMatch = bus.addMatch(rule, installFailed: { [faults] in faults.note("portal: \($0)") }) { [weak self] m in
+            self?.settingChanged(m)
+        }
+        useReadOne = true
+        colorSchemeFailed = false
+        unanswered = Set(Self.keys)
+        for key in Self.keys { read(bus, key, generation: generation) }
     }
 
     private func settingChanged(_ m: BusMessage) {
-        guard let args = m.readAll(), args.count == 3, args[0].string == Self.namespace, let key = args[1].string else { return }
-        apply(key: key, value: args[2])
-    }
-
-    private func ownerChanged(_ m: BusMessage) {
-        guard let args = m.readAll(), args.count == 3, let newOwner = args[2].string else { return }
-        if newOwner.isEmpty {
-            if reading != .absent { log("portal: \(Self.name) left the session bus; skipping it") }
-            reading = .absent
-            hints = AccessibilityHints()
-            loggedAbsent = true
-        } else {
-            log("portal: \(Self.name) appeared on the session bus")
-            useReadOne = true
-            needsRead = true
+        guard let from = m.sender, from == owner.owner else {
+            faults.note("portal: ignored a SettingChanged not sent by the portal", "(from \(m.sender ?? "?"), the portal is \(owner.owner ?? "not running"))")
+            return
         }
+        guard let args = m.readAll(), args.count == 3, args[0].string == Self.namespace, let key = args[1].string else {
+            faults.note("portal: ignored a malformed SettingChanged")
+            return
+        }
+        apply(key: key, value: args[2])
     }
 
     func markGone() {
@@ -63,68 +99,65 @@ final class PortalClient {
             case 2?: reading = .scheme(.light)
             case 0?: reading = .scheme(.noPreference)
             default:
-                log("portal: color-scheme has an unexpected value \(value); treating it as no preference")
+                faults.note("portal: color-scheme has an unexpected value", "\(value.brief()); treating it as no preference")
                 reading = .scheme(.noPreference)
             }
-        case "contrast": hints.highContrast = value.uint32.map { $0 == 1 }
-        case "reduced-motion": hints.reducedMotion = value.uint32.map { $0 == 1 }
+        case "contrast", "reduced-motion":
+            let flag = value.uint32.map { $0 == 1 }
+            if flag == nil, value != .other("-") {
+                faults.note("portal: \(key) has an unexpected value", "\(value.brief()); treating it as unset")
+            }
+            if key == "contrast" { hints.highContrast = flag } else { hints.reducedMotion = flag }
         default: break
         }
     }
 
-    /// Reads color-scheme, contrast and reduced-motion when a signal or start asked for it.
-    func refreshIfNeeded(_ bus: Bus) {
-        guard needsRead else { return }
-        needsRead = false
-        switch read(bus, "color-scheme") {
-        case .success(let v?):
-            apply(key: "color-scheme", value: v)
-            loggedAbsent = false
-        case .success(nil):
-            reading = .scheme(.noPreference)
-        case .failure(let e):
-            reading = .absent
-            hints = AccessibilityHints()
-            if !loggedAbsent {
-                log("portal: no appearance settings on the session bus (\(e.isNoOwner ? "\(Self.name) is not running" : e.description)); skipping it until it appears")
-                loggedAbsent = true
-            }
-            return
-        }
-        for key in ["contrast", "reduced-motion"] {
-            if case .success(let v) = read(bus, key) {
-                if let v { apply(key: key, value: v) } else { apply(key: key, value: .other("-")) }
-            }
-        }
-    }
-
-    /// One setting: `.success(nil)` when the portal does not have it.
-    private func read(_ bus: Bus, _ key: String) -> Result<BusValue?, BusError> {
-        let args: [Bus.Arg] = [.string(Self.namespace), .string(key)]
-        if useReadOne {
-            let r = bus.call(destination: Self.name, path: Self.path, interface: Self.interface, member: "ReadOne",
-                             args: args, timeoutUSec: timeoutUSec) { $0.readOne() }
+    /// One setting, asynchronously: `ReadOne`, or `Read` on portals before 1.18 (Debian 12's).
+    private func read(_ bus: Bus, _ key: String, generation: Int) {
+        let member = useReadOne ? "ReadOne" : "Read"
+        let error = bus.callAsync(destination: Self.name, path: Self.path, interface: Self.interface, member: member,
+                                  args: [.string(Self.namespace), .string(key)], timeoutUSec: timeoutUSec) { [weak self] r in
+            guard let self, generation == self.generation else { return }
+            if !(r.failureName == BusError.unknownMethod && member == "ReadOne") { self.unanswered.remove(key) }
             switch r {
-            case .success(let v): return .success(v)
-            case .failure(let e) where e.name == BusError.unknownMethod:
-                useReadOne = false // portals before 1.18 (Debian 12's): only Read
-            case .failure(let e) where e.name == "org.freedesktop.portal.Error.NotFound": return .success(nil)
-            case .failure(let e): return .failure(e)
+            case .success(let m):
+                let v = m.readOne()
+                if key == "color-scheme" {
+                    if let v { self.apply(key: key, value: v) } else { self.reading = .scheme(.noPreference) }
+                } else if !self.colorSchemeFailed {
+                    self.apply(key: key, value: v ?? .other("-"))
+                }
+            case .failure(let e) where e.name == BusError.unknownMethod && member == "ReadOne":
+                self.useReadOne = false
+                self.read(bus, key, generation: generation)
+            case .failure(let e) where e.name == "org.freedesktop.portal.Error.NotFound":
+                if key == "color-scheme" { self.reading = .scheme(.noPreference) }
+                else if !self.colorSchemeFailed { self.apply(key: key, value: .other("-")) }
+            case .failure(let e):
+                guard key == "color-scheme" else { return }
+                self.colorSchemeFailed = true
+                self.markGone()
+                self.faults.note("portal: no appearance settings on the session bus",
+                                 "(\(e.isNoOwner ? "\(Self.name) is not running" : e.description)); skipping it until it appears")
             }
         }
-        let r = bus.call(destination: Self.name, path: Self.path, interface: Self.interface, member: "Read",
-                         args: args, timeoutUSec: timeoutUSec) { $0.readOne() }
-        switch r {
-        case .success(let v): return .success(v)
-        case .failure(let e) where e.name == "org.freedesktop.portal.Error.NotFound": return .success(nil)
-        case .failure(let e): return .failure(e)
+        if let error {
+            faults.note("portal: a read could not be sent", "(\(error))")
+            unanswered.remove(key)
+            if key == "color-scheme" { colorSchemeFailed = true; markGone() }
         }
     }
+}
+
+extension Result where Failure == BusError {
+    var failureName: String? { if case .failure(let e) = self { return e.name }; return nil }
 }
 
 extension PortalClient {
     /// The session bus connection is gone.
     func lost() {
         markGone()
+        ownerKnown = true
+        unanswered = []
     }
 }

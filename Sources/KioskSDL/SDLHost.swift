@@ -61,7 +61,7 @@ public enum SDLHost {
         let startedAt = clock.now() - (processAge ?? 0) - Double(SDL_GetTicks64()) / 1000
         let timingObserver = timing ? TimingObserver(startedAt: startedAt, processAgeKnown: processAge != nil,
                                                      sessionStartedAt: clock.now()) : nil
-        var service = ServiceLink()
+        let service = ServiceLink()
         if driver == "x11" {
             let notifier = service.notifier
             DisplayLoss.watchX11 {
@@ -96,7 +96,6 @@ public enum SDLHost {
         StartupTrace.mark("page taken")
         let exit = loop.run(prebuilt: prebuilt, makeApp: makeApp)
         if let line = exit.logLine { Diagnostics.printError(line) }
-        service = ServiceLink(notifier: service.notifier)
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
         return exit.status
         }

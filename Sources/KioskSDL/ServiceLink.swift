@@ -16,6 +16,10 @@ struct ServiceLink {
         if notifier.isEnabled, case .off(let reason) = notifier.watchdog, reason != "WATCHDOG_USEC is not set" {
             log.warning("darkmode-kiosk: no watchdog pings: \(reason)")
         }
+        if let w = watchdog, w.requestedInterval != nil, case .on(let usec, _) = notifier.watchdog {
+            log.warning("darkmode-kiosk: WATCHDOG_USEC=\(usec) asks for a ping every \(Double(usec) / 2) µs; pinging every "
+                        + "\(Int((w.interval * 1000).rounded())) ms instead (the watchdog may fire between pings: raise WatchdogSec=)")
+        }
     }
 
     /// READY=1 with the first status (once).
@@ -33,11 +37,19 @@ struct ServiceLink {
         notifier.status(text)
     }
 
-    /// How long the idle loop may sleep (ms, -1 forever) so that it wakes for the next ping.
-    func idleTimeout(now: Double) -> Int32 { watchdog?.timeoutMilliseconds(now: now, idle: -1) ?? -1 }
+    /// How long the idle loop may sleep (ms, -1 forever) so that it wakes for the next ping,
+    /// or to retry what a full notify socket kept pending (`NotifyChannel.retryDelay`).
+    func idleTimeout(now: Double) -> Int32 {
+        let ping = watchdog?.timeoutMilliseconds(now: now, idle: -1) ?? -1
+        guard notifier.hasPending else { return ping }
+        let retry = Int32(NotifyChannel.retryDelay * 1000)
+        return ping < 0 ? retry : min(ping, retry)
+    }
 
-    /// WATCHDOG=1 when due. Called from the loop only, so a stalled loop stops the pings.
+    /// WATCHDOG=1 when due (and anything a full socket kept pending). Called from the loop
+    /// only, so a stalled loop stops the pings. Never blocks (`NotifyChannel`).
     mutating func pingIfDue(now: Double) {
+        if notifier.hasPending { notifier.flush() }
         guard var w = watchdog, w.isDue(now: now) else { return }
         notifier.watchdogPing()
         w.pinged(at: now)

@@ -3,22 +3,33 @@
 /// wait it may sleep (e.g. in `SDL_WaitEventTimeout`), so an idle loop still wakes to ping,
 /// and a stalled loop stops the pings (which is the point: systemd then restarts the kiosk).
 public struct WatchdogSchedule: Sendable, Equatable {
-    /// Seconds between pings: half the watchdog timeout, as sd_watchdog_enabled(3) advises.
+    /// Seconds between pings: half the watchdog timeout, as sd_watchdog_enabled(3) advises,
+    /// but never less than `minimumInterval`.
     public let interval: Double
+    /// The interval `WATCHDOG_USEC` asked for when it was below `minimumInterval` (nil otherwise).
+    public let requestedInterval: Double?
     /// When the last ping was sent; nil before the first one (the first is due at once).
     public private(set) var lastPing: Double?
+
+    /// The shortest interval pinged at: `WATCHDOG_USEC=1` would otherwise ask for a ping every
+    /// half microsecond, a busy loop sending 20,000+ datagrams a second (issue 32, item 12).
+    /// 50 ms is far below any watchdog timeout a service manager would sensibly set.
+    public static let minimumInterval = 0.05
 
     /// A schedule for a watchdog timeout of `watchdogMicroseconds` (the `WATCHDOG_USEC`
     /// value); nil when that is 0 (no watchdog).
     public init?(watchdogMicroseconds: UInt64) {
         guard watchdogMicroseconds > 0 else { return nil }
-        interval = Double(watchdogMicroseconds) / 2_000_000
+        let half = Double(watchdogMicroseconds) / 2_000_000
+        interval = max(half, Self.minimumInterval)
+        requestedInterval = half < Self.minimumInterval ? half : nil
     }
 
     /// A schedule pinging every `interval` seconds (> 0).
     public init?(interval: Double) {
         guard interval > 0, interval.isFinite else { return nil }
         self.interval = interval
+        requestedInterval = nil
     }
 
     /// When the next ping is due (`now`-independent once a ping was sent).

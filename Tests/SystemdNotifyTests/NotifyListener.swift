@@ -31,9 +31,13 @@ final class NotifyListener: @unchecked Sendable {
     private let lock = NSCondition()
     private var received: [Datagram] = []
     private var closed = false
+    private var paused: Bool
     private var thread: Thread?
 
-    init() throws {
+    /// `paused`: bound, but nothing is read until `resume()` (a manager that does not read its
+    /// socket: after `net.unix.max_dgram_qlen` datagrams the queue is full).
+    init(paused: Bool = false) throws {
+        self.paused = paused
         var template = Array((NSTemporaryDirectory() + "/notify-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw ListenerError("mkdtemp: \(String(cString: strerror(errno)))") }
         folder = String(cString: made)
@@ -71,6 +75,38 @@ final class NotifyListener: @unchecked Sendable {
         lock.lock(); closed = true; lock.unlock()
     }
 
+    /// Fills the (paused) socket's queue with "FILLER=1" datagrams from a throwaway socket
+    /// until the kernel says it is full (EAGAIN), so the next sender finds it full whatever
+    /// `net.unix.max_dgram_qlen` is (10 by default, 512 where systemd's sysctl sets it).
+    /// Returns how many went in.
+    @discardableResult
+    func fill() -> Int {
+        let s = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard s >= 0 else { return 0 }
+        defer { Glibc.close(s) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes) }
+        let filler = Array("FILLER=1".utf8)
+        var n = 0
+        while n < 100_000 {
+            let r = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(s, filler, filler.count, Int32(MSG_DONTWAIT), $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            if r < 0 { break }
+            n += 1
+        }
+        return n
+    }
+
+    /// Starts reading (see `paused`).
+    func resume() {
+        lock.lock(); paused = false; lock.unlock()
+    }
+
     var datagrams: [Datagram] {
         lock.lock(); defer { lock.unlock() }
         return received
@@ -94,8 +130,9 @@ final class NotifyListener: @unchecked Sendable {
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            lock.lock(); let stop = closed; lock.unlock()
+            lock.lock(); let stop = closed, wait = paused; lock.unlock()
             if stop { return }
+            if wait { usleep(20_000); continue }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n < 0 { continue }  // timeout or EINTR
             let text = String(decoding: buffer[0..<n], as: UTF8.self)

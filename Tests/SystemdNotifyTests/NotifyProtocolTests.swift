@@ -11,8 +11,8 @@ import Glibc
 /// records what arrives.
 @Suite struct NotifyProtocolTests {
     /// Runs the probe child with `environment` added to (or, for nil values, removed from) ours.
-    static func runProbe(_ environment: [String: String?], mode: String, stderrPath: String? = nil)
-        throws -> (status: Int32, stdout: String)
+    static func runProbe(_ environment: [String: String?], mode: String, stderrPath: String? = nil,
+                         timeout: Double = 60) throws -> (status: Int32, stdout: String)
     {
         var env = ProcessInfo.processInfo.environment
         for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { env[key] = nil }
@@ -28,8 +28,12 @@ import Glibc
             p.standardError = FileHandle(forWritingAtPath: stderrPath)
         }
         try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
+        // A child stuck in a blocking send is killed after `timeout` (status: the signal).
+        let end = NotifyListener.monotonicNow() + timeout
+        while p.isRunning && NotifyListener.monotonicNow() < end { usleep(10_000) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
@@ -120,6 +124,70 @@ import Glibc
     }
 }
 
+/// Issue 32, items 11 and 12: a notify socket nobody reads, and a tiny watchdog interval.
+@Suite struct NotifyBackpressureTests {
+    /// A socket bound and never read: libsystemd's sd_notify blocked in sendmsg after ~10
+    /// datagrams (the receiver's queue); every send must return at once, and STOPPING's retry
+    /// and barrier stay within their 0.5 s.
+    @Test func fullSocketNeverBlocksTheSender() throws {
+        let deaf = try NotifyListener(paused: true)
+        defer { deaf.close() }
+        #expect(deaf.fill() > 0)
+        let started = NotifyListener.monotonicNow()
+        let run = try NotifyProtocolTests.runProbe(["NOTIFY_SOCKET": deaf.path, "WATCHDOG_USEC": "200000"],
+                                                   mode: "flood", timeout: 15)
+        let took = NotifyListener.monotonicNow() - started
+        #expect(run.status == 0, "probe child did not finish (killed after 15 s: blocked in a send?): \(run.stdout.suffix(2000))")
+        let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("probe-flood:") }.map(String.init) ?? ""
+        print("notify flood into a full socket: \(line); child ran \(took) s")
+        let longest = line.split(separator: " ").first { $0.hasPrefix("longest=") }.flatMap { Double($0.dropFirst(8)) }
+        // Before the fix the first send after the queue filled never returned (the child was
+        // killed at 15 s). A non-blocking send takes microseconds; the bound leaves room for a
+        // child preempted on a loaded 2-core machine (runs beside other suites saw 50+ ms).
+        #expect(longest != nil && longest! < 0.5, "a send took \(longest ?? -1) s: \(line)")
+        #expect(line.contains("sent=0 "), "the queue was full from the start: \(line)")
+    }
+
+    /// What a full queue kept pending arrives once the manager reads again: READY once, the
+    /// latest STATUS (not every intermediate one), then STOPPING last.
+    @Test func pendingStateArrivesWhenTheSocketDrains() throws {
+        let slow = try NotifyListener(paused: true)
+        defer { slow.close() }
+        let filled = slow.fill()
+        #expect(filled > 0)
+        let child = Thread {
+            usleep(1_000_000) // the manager is busy for a second, then reads
+            slow.resume()
+        }
+        child.start()
+        let run = try NotifyProtocolTests.runProbe(["NOTIFY_SOCKET": slow.path], mode: "drain", timeout: 20)
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        let got = slow.wait(timeout: 5) { $0.contains { $0.fields["STOPPING"] == "1" } }.filter { $0.fields["FILLER"] == nil }
+        let texts = got.map(\.text)
+        #expect(got.filter { $0.fields["READY"] == "1" }.count == 1, "\(texts)")
+        #expect(got.first?.fields["READY"] == "1", "\(texts)")
+        // The queue was full from the start: READY and the 50 statuses were merged into one.
+        #expect(got.count <= 3, "\(got.count) datagrams: pending sends were not merged: \(texts)")
+        let statuses = got.compactMap { $0.fields["STATUS"] }
+        #expect(statuses.dropLast().last == "status 49", "the latest status before STOPPING: \(statuses)")
+        #expect(got.last?.fields["STOPPING"] == "1" || got.dropLast().last?.fields["STOPPING"] == "1", "\(texts)")
+        #expect(run.stdout.contains("probe-drain: pending=false"), "\(run.stdout.suffix(1000))")
+    }
+
+    /// WATCHDOG_USEC=1 through the real socket: pings at most every 50 ms, not 20,000 a second.
+    @Test func tinyWatchdogIsClampedOnTheWire() throws {
+        let listener = try NotifyListener()
+        defer { listener.close() }
+        let run = try NotifyProtocolTests.runProbe(["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "1"], mode: "clamp", timeout: 20)
+        #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
+        let got = listener.wait(timeout: 5) { $0.contains { $0.fields["STOPPING"] == "1" } }
+        let pings = got.filter { $0.fields["WATCHDOG"] == "1" }.count
+        print("WATCHDOG_USEC=1: \(pings) pings in 1 s")
+        // 1 s at one ping per 50 ms: 21 at most (the first is due at once).
+        #expect(pings >= 10 && pings <= 21, "\(pings) pings in 1 s")
+    }
+}
+
 /// The child side of `NotifyProtocolTests` (runs only with DMK_NOTIFY_PROBE set).
 @Suite struct NotifyProbeChild {
     static let mode = ProcessInfo.processInfo.environment["DMK_NOTIFY_PROBE"]
@@ -140,6 +208,46 @@ import Glibc
         switch notifier.watchdog {
         case .on(let usec, let parent): describe = "watchdog every \(usec / 2) us (\(parent ? "parent" : "own"))"
         case .off(let reason): describe = "no watchdog (\(reason))"
+        }
+        switch Self.mode {
+        case "flood":
+            // Into a socket nobody reads: READY, then 300 pings and statuses as fast as possible.
+            var longest = 0.0
+            var sentCount = 0
+            for i in 0..<601 {
+                let t0 = NotifyListener.monotonicNow()
+                let ok = i == 0 ? notifier.ready(status: "probe") : i % 2 == 0 ? notifier.watchdogPing() : notifier.status("status \(i)")
+                longest = max(longest, NotifyListener.monotonicNow() - t0)
+                if ok { sentCount += 1 }
+            }
+            let t0 = NotifyListener.monotonicNow()
+            notifier.stopping(status: "bye")
+            let stop = NotifyListener.monotonicNow() - t0
+            print("probe-flood: sent=\(sentCount) longest=\(longest) stopping=\(stop) pending=\(notifier.hasPending)")
+            return
+        case "drain":
+            notifier.ready(status: "probe")
+            for i in 0..<50 { notifier.status("status \(i)") }
+            // The host loop's retries: flush until the manager has taken everything.
+            let end = NotifyListener.monotonicNow() + 10
+            while notifier.hasPending && NotifyListener.monotonicNow() < end {
+                usleep(50_000)
+                notifier.flush()
+            }
+            print("probe-drain: pending=\(notifier.hasPending)")
+            notifier.stopping(status: "bye")
+            return
+        case "clamp":
+            guard var schedule = notifier.watchdogSchedule else { print("probe: no schedule"); return }
+            let end = NotifyListener.monotonicNow() + 1
+            while NotifyListener.monotonicNow() < end {
+                let now = NotifyListener.monotonicNow()
+                if schedule.isDue(now: now) { notifier.watchdogPing(); schedule.pinged(at: now); continue }
+                usleep(useconds_t(schedule.timeoutMilliseconds(now: now, idle: 1000)) * 1000)
+            }
+            notifier.stopping(status: "bye")
+            return
+        default: break
         }
         let sent = notifier.ready(status: "probe: " + describe)
         print("probe: enabled=\(notifier.isEnabled) schedule=\(notifier.watchdogSchedule != nil) sent=\(sent)")

@@ -9,10 +9,14 @@ Read only, its value wrapped in a second variant as portals before 1.18 do) or i
 only after the object is complete, so a client that sees the name appear can call it at once.
 Prints READY, then takes commands on stdin, one per line, and answers each with a line:
     set KEY VALUE   portal: store org.freedesktop.appearance KEY = uint32 VALUE, emit SettingChanged
+    bad N           portal: emit N SettingChanged color-scheme with a bad value (uint32 7), as fast as it can
+    bigarray N      portal: emit one SettingChanged color-scheme whose value is an array of N int32
     light LUX       sensor: set LightLevel (PropertiesChanged to the claimants)
     owners          sensor: print the light sensor's claimants
     quit
 Emitting commands answer "EMITTED <CLOCK_MONOTONIC seconds just before the emit>".
+Portal parameter "delay": seconds every ReadOne/Read waits before answering (a slow portal;
+the mock answers nothing else meanwhile).
 """
 import json
 import os
@@ -42,9 +46,12 @@ def main():
 
     if kind in ('portal', 'portal-old'):
         mock = dbusmock.DBusMockObject(conn, PORTAL_PATH, SETTINGS, {}, logfile=os.devnull)
+        delay = float(params.pop('delay', 0))
         values = {k: int(v) for k, v in params.items()}
 
         def lookup(namespace, key, level):
+            if delay:
+                time.sleep(delay)
             if namespace != NAMESPACE or key not in values:
                 raise dbus.exceptions.DBusException(f'{namespace} {key} not found',
                                                     name='org.freedesktop.portal.Error.NotFound')
@@ -76,6 +83,18 @@ def main():
             stamp = time.monotonic()
             mock.EmitSignal(SETTINGS, 'SettingChanged', 'ssv',
                             [NAMESPACE, words[1], dbus.UInt32(int(words[2]), variant_level=1)])
+            print(f'EMITTED {stamp:.6f}', flush=True)
+        elif words[0] == 'bad':
+            stamp = time.monotonic()
+            for _ in range(int(words[1])):
+                mock.EmitSignal(SETTINGS, 'SettingChanged', 'ssv',
+                                [NAMESPACE, 'color-scheme', dbus.UInt32(7, variant_level=1)])
+            conn.flush()
+            print(f'EMITTED {stamp:.6f}', flush=True)
+        elif words[0] == 'bigarray':
+            stamp = time.monotonic()
+            big = dbus.Array(list(range(int(words[1]))), signature='i', variant_level=1)
+            mock.EmitSignal(SETTINGS, 'SettingChanged', 'ssv', [NAMESPACE, 'color-scheme', big])
             print(f'EMITTED {stamp:.6f}', flush=True)
         elif words[0] == 'light':
             stamp = time.monotonic()
