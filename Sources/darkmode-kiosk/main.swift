@@ -104,6 +104,12 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                                              log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
+    // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
+    // and is enabled. Its actions commit through the same saver as taps.
+    let access = LiveAccessibility(options: LiveAccessibility.options(environment: processEnvironment(), language: language.tag),
+                                   title: host.titleBase, onCommit: { saver?.commit($0) })
+    access.start()
+    defer { access.stop() }
     let lanes = flags.lanes ?? HelperLanes.defaultLanes()
     let status = SDLHost.run(host, makeApp: { page in
         // Fonts and strings load here, on the host's first-page thread, while the main thread
@@ -122,7 +128,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         let helpers = HelperLanes(helpers: lanes - 1)
         if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
         return app
-    }, onCommit: { saver?.commit($0) }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
+    }, onCommit: { saver?.commit($0) }, eventHandler: HostEventHandlers([live, access]), beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
 }

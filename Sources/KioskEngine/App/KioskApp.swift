@@ -73,6 +73,8 @@ public final class KioskApp {
     private var interactions: [ToggleInteraction]
     private let typesetter: LabelTypesetter
     private var labelSlots = [LabelSlot](repeating: LabelSlot(), count: 3)
+    /// The slots' labels as of the last layout (what each frame's model carries; kept, not made per frame).
+    private var shapedLabels: [TypesetLabel?] = [nil, nil, nil]
     /// Page darkness 0…1 (cross-fades on commit).
     private var pageFade: ProgressAnimation
     /// Time origin of the ambient loops (the scene's first appearance; nil until the first
@@ -246,6 +248,7 @@ public final class KioskApp {
                            toggleWidth: options.toggleWidth, labels: metrics(at: l.effectiveScale))
         }
         layout = l
+        shapedLabels = labelSlots.map(\.label)
         renderer.invalidatePage()
     }
 
@@ -332,10 +335,30 @@ public final class KioskApp {
             // The first Tab shows the ring on the current control's neighbour.
             focus = all[(i + step) % all.count]
             focusVisible = true
+            // The ring moved: the page needs a frame even when nothing animates.
+            renderer.invalidatePage()
             return nil
         case .activate:
             return activate(focus, at: time)
         }
+    }
+
+    /// An assistive technology's action on `control` (AT-SPI `DoAction`): the focus moves to
+    /// it first, as a tap's does (a screen reader speaks a state change only on the focused
+    /// control), then it commits exactly as a tap or Space does. Returns the output to save.
+    @discardableResult
+    public func activateControl(_ control: PageControl, at time: Double) -> KioskOutput? {
+        noteInput(at: time)
+        guard time.isFinite else { return nil }
+        focus = control
+        return activate(control, at: time)
+    }
+
+    /// An assistive technology moved the focus (AT-SPI `GrabFocus`): the ring shows on `control`.
+    public func moveFocus(to control: PageControl) {
+        focus = control
+        focusVisible = true
+        renderer.invalidatePage()
     }
 
     /// Space/Return on the focused control (what `KeyEvent(.activate)` means).
@@ -457,13 +480,17 @@ public final class KioskApp {
         let toggles = interactions.map {
             ToggleFrame($0.visualState(at: time), ambientTime: time - start, reduceMotion: reduceMotion)
         }
-        let page = options.colors[.pageBackground]
-        let (l, d) = options.highContrast ? (page.highContrastLight, page.highContrastDark) : (page.light, page.dark)
+        var under: (UInt32, UInt32) = (0, 0)
+        if options.background != nil {
+            let page = options.colors[.pageBackground]
+            let (l, d) = options.highContrast ? (page.highContrastLight, page.highContrastDark) : (page.light, page.dark)
+            under = (l.premultiplied8.packed, d.premultiplied8.packed)
+        }
         return PageModel(layout: layout, colors: colors(at: time), darkness: pageFade.value(at: time), toggles: toggles,
                          togglesOn: interactions.map(\.isOn), focus: focus, focusVisible: focusVisible,
-                         followsSystem: followsSystem, buttonText: buttonText, labels: labelSlots.map(\.label),
+                         followsSystem: followsSystem, buttonText: buttonText, labels: shapedLabels,
                          strings: options.strings, background: options.background,
-                         backgroundColors: (l.premultiplied8.packed, d.premultiplied8.packed), showFPS: options.showFPS)
+                         backgroundColors: under, showFPS: options.showFPS)
     }
 
     /// The page's controls for assistive technology now (names, states, frames, focus).

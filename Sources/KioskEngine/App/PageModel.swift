@@ -27,7 +27,7 @@ public struct PageModel {
     public let labels: [TypesetLabel?]
     /// The page's words (accessibility names come from them).
     public let strings: PageStrings
-    /// Background images, and the page colours under them (premultiplied, packed), or nil.
+    /// Background images, and the page colours under them (premultiplied, packed; zero without images), or nil.
     public let background: PageBackground?
     public let backgroundColors: (light: UInt32, dark: UInt32)
     /// Whether the frame-time overlay is drawn.
