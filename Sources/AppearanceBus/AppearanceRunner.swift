@@ -160,9 +160,13 @@ public final class AppearanceRunner: Sendable {
         // Session bus + portal.
         var sessionBus: Bus?
         let portal = PortalClient(timeoutUSec: timeout, log: log)
+        // The GNOME accessibility keys, for what the portal's appearance keys do not say.
+        let gnome = GnomeSettingsClient(timeoutUSec: timeout, log: log)
         if sources.contains(.portal) {
             switch Bus.open(options.sessionBus) {
-            case .success(let b): sessionBus = b; portal.attach(b); portal.refreshIfNeeded(b)
+            case .success(let b):
+                sessionBus = b; portal.attach(b); portal.refreshIfNeeded(b)
+                gnome.attach(b); gnome.refreshIfNeeded(b)
             case .failure(let e): log("portal: \(e.message); skipping it")
             }
         }
@@ -218,7 +222,7 @@ public final class AppearanceRunner: Sendable {
                 case .schedule: readings[kind] = scheduleReading
                 }
             }
-            let now = arbiter.arbitrate(readings, hints: portal.hints)
+            let now = arbiter.arbitrate(readings, hints: gnome.fill(portal.hints))
             let lux = sensor.lux
             shared.withLock { s in
                 s.current = now
@@ -278,7 +282,7 @@ public final class AppearanceRunner: Sendable {
             }
             if shared.withLock({ $0.stopping }) { break }
 
-            turnBus(&sessionBus, refresh: { portal.refreshIfNeeded($0) }, lost: { portal.lost() })
+            turnBus(&sessionBus, refresh: { portal.refreshIfNeeded($0); gnome.refreshIfNeeded($0) }, lost: { portal.lost(); gnome.lost() })
             turnBus(&systemBus, refresh: { sensor.refreshIfNeeded($0) }, lost: { sensor.lost() })
             _ = sensor.advance(to: Self.monotonicSeconds())
 

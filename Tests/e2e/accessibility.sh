@@ -190,6 +190,50 @@ t0=$(cpu_ticks "$APP"); sleep 2; t1=$(cpu_ticks "$APP")
 stop_kiosk
 pass "zh-Hans: $names; idle at 0 ticks with the accessibility bus"
 
+# --- 10. the desktop's accessibility settings from the GNOME keys ------------------------------
+# A portal as Debian 12 ships it (Read only; color-scheme, no contrast, no reduced-motion) with
+# the GNOME keys: high-contrast true, enable-animations false.
+check_out=$("$KIOSK" run --check --prefs "$PREFS" --scale 1) || fail "run --check failed"
+read -r hl hd < <(sed -n 's/^high-contrast page colours: light \([0-9]*,[0-9]*,[0-9]*\), dark \([0-9]*,[0-9]*,[0-9]*\)$/\1 \2/p' <<<"$check_out") || true
+[ -n "${hl:-}" ] || fail "run --check printed no high-contrast page colours: $check_out"
+HC_LIGHT=$(IFS=, read -r r g b <<<"$hl"; printf '%02X%02X%02X' "$r" "$g" "$b")
+[ "$HC_LIGHT" != "$LIGHT" ] || fail "the high-contrast light page colour cannot be told from the normal one"
+mkfifo "$E2E_TMP/gnome.in"
+$PY Tests/e2e/lib/gnome-portal-mock.py "$DBUS_SESSION_BUS_ADDRESS" 2 true false <"$E2E_TMP/gnome.in" >"$E2E_TMP/gnome.out" 2>"$E2E_TMP/gnome.err" &
+E2E_PIDS+=($!)
+exec 7>"$E2E_TMP/gnome.in"
+for _ in $(seq 200); do grep -q READY "$E2E_TMP/gnome.out" && break; sleep 0.05; done
+grep -q READY "$E2E_TMP/gnome.out" || fail "the GNOME-keys portal mock did not start: $(cat "$E2E_TMP/gnome.err")"
+gnome() { # KEY true|false: sets a GNOME key (SettingChanged) and waits for the mock's answer
+    local before
+    before=$(grep -c EMITTED "$E2E_TMP/gnome.out" || true)
+    echo "$1 $2" >&7
+    for _ in $(seq 100); do [ "$(grep -c EMITTED "$E2E_TMP/gnome.out" || true)" -gt "$before" ] && return 0; sleep 0.02; done
+    fail "the portal mock did not emit $1 $2"
+}
+idle_ticks() { sleep 0.7; local a b; a=$(cpu_ticks "$APP"); sleep 2; b=$(cpu_ticks "$APP"); echo $((b - a)); }
+
+start_kiosk --prefs "$PREFS" --scale 1
+wait_corners $HC_LIGHT "GNOME high-contrast true (the portal has no contrast key)" 3
+[ "$(idle_ticks)" -eq 0 ] || fail "GNOME enable-animations false: the kiosk should reduce motion and idle"
+gnome enable-animations true
+[ "$(idle_ticks)" -gt 0 ] || fail "GNOME enable-animations true: the ambient loops should run (CPU ticks)"
+gnome enable-animations false
+[ "$(idle_ticks)" -eq 0 ] || fail "GNOME enable-animations false again: the kiosk should idle"
+gnome high-contrast false
+wait_corners $LIGHT "GNOME high-contrast false" 3
+grep -q "high contrast off" "$E2E_TMP/app.err" || fail "no log line for the high-contrast change"
+stop_kiosk
+pass "GNOME keys (Debian 12 portal): high-contrast true → high-contrast page, false → normal, live; enable-animations false → idle, true → ambient loops, live"
+
+# Flags still win: --high-contrast with the key false, --reduce-motion with animations on.
+gnome enable-animations true
+start_kiosk --prefs "$PREFS" --scale 1 --high-contrast --reduce-motion
+wait_corners $HC_LIGHT "--high-contrast over GNOME high-contrast false" 3
+[ "$(idle_ticks)" -eq 0 ] || fail "--reduce-motion over GNOME enable-animations true: the kiosk should idle"
+stop_kiosk
+pass "flags win over the GNOME keys (--high-contrast, --reduce-motion)"
+
 # --- 11. Orca reads the page -------------------------------------------------------------------
 # Orca headless: speech-dispatcher's generic module appends what it would say to a file
 # (libao's null driver instead of a sound card), in this test's throwaway home.
