@@ -5,24 +5,36 @@
 /// fall back to. So do we:
 ///
 /// - `org.gnome.desktop.a11y.interface high-contrast` (b) → high contrast;
-/// - `org.gnome.desktop.interface enable-animations` (b), false → Reduce Motion.
+/// - `org.gnome.desktop.interface enable-animations` (b), false → Reduce Motion;
+/// - `org.gnome.desktop.interface text-scaling-factor` (d) → the labels' size (no portal key has it).
 ///
 /// Each counts only where the `org.freedesktop.appearance` key is absent (nil in the portal's
-/// hints); the options (flags, config) still win over both (`KioskApp.effective`).
+/// hints); the options (flags, config) still win over high contrast and Reduce Motion
+/// (`KioskApp.effective`).
 public struct GnomeAccessibilityKeys: Equatable, Sendable {
     public static let a11yInterface = "org.gnome.desktop.a11y.interface"
     public static let interface = "org.gnome.desktop.interface"
     /// Every key read, as (namespace, key).
     public static let keys: [(namespace: String, key: String)] = [
-        (a11yInterface, "high-contrast"), (interface, "enable-animations"),
+        (a11yInterface, "high-contrast"), (interface, "enable-animations"), (interface, "text-scaling-factor"),
     ]
 
     public var highContrast: Bool?
     public var enableAnimations: Bool?
+    public var textScalingFactor: Double?
 
-    public init(highContrast: Bool? = nil, enableAnimations: Bool? = nil) {
+    public init(highContrast: Bool? = nil, enableAnimations: Bool? = nil, textScalingFactor: Double? = nil) {
         self.highContrast = highContrast
         self.enableAnimations = enableAnimations
+        self.textScalingFactor = textScalingFactor
+    }
+
+    /// Takes the text-scaling-factor (a double); false for any other key.
+    @discardableResult
+    public mutating func apply(namespace: String, key: String, double value: Double?) -> Bool {
+        guard namespace == Self.interface, key == "text-scaling-factor" else { return false }
+        textScalingFactor = value
+        return true
     }
 
     /// Takes one key's value (a boolean); false when the key is not one of ours. A value of
@@ -42,6 +54,7 @@ public struct GnomeAccessibilityKeys: Equatable, Sendable {
         var h = portal
         if h.highContrast == nil { h.highContrast = highContrast }
         if h.reducedMotion == nil { h.reducedMotion = enableAnimations.map { !$0 } }
+        if h.textScale == nil { h.textScale = textScalingFactor }
         return h
     }
 }

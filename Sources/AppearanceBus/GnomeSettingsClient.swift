@@ -32,6 +32,7 @@ final class GnomeSettingsClient {
     private func settingChanged(_ m: BusMessage) {
         guard let args = m.readAll(), args.count == 3, let namespace = args[0].string, let key = args[1].string else { return }
         keys.apply(namespace: namespace, key: key, bool: args[2].bool)
+        keys.apply(namespace: namespace, key: key, double: args[2].double)
     }
 
     private func ownerChanged(_ m: BusMessage) {
@@ -48,8 +49,12 @@ final class GnomeSettingsClient {
             let r = bus.call(destination: PortalClient.name, path: PortalClient.path, interface: PortalClient.interface, member: "Read",
                              args: [.string(namespace), .string(key)], timeoutUSec: timeoutUSec) { $0.readOne() }
             switch r {
-            case .success(let v): keys.apply(namespace: namespace, key: key, bool: v?.bool)
-            case .failure: keys.apply(namespace: namespace, key: key, bool: nil)
+            case .success(let v):
+                keys.apply(namespace: namespace, key: key, bool: v?.bool)
+                keys.apply(namespace: namespace, key: key, double: v?.double)
+            case .failure:
+                keys.apply(namespace: namespace, key: key, bool: nil)
+                keys.apply(namespace: namespace, key: key, double: nil)
             }
         }
     }

@@ -84,6 +84,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
         StandardOutput.line(RunSettings.highContrastLine(colors))
+        StandardOutput.line("text size: follows the desktop's text-scaling-factor (org.gnome.desktop.interface, through the portal); "
+                            + "larger labels get room, or the page is scaled down to fit")
         if let background { StandardOutput.line("page background images: " + PageBackgroundFile.summary(background)) }
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {

@@ -28,3 +28,15 @@ import Testing
         #expect(g.highContrast == nil)
     }
 }
+
+/// The text-scaling-factor (a double) becomes the text-size hint when the portal says nothing.
+@Suite struct GnomeTextScaleTests {
+    @Test func textScalingFactorIsTheTextScaleHint() {
+        var g = GnomeAccessibilityKeys()
+        let taken = [g.apply(namespace: GnomeAccessibilityKeys.interface, key: "text-scaling-factor", double: 1.5),
+                     g.apply(namespace: GnomeAccessibilityKeys.interface, key: "enable-animations", double: 2)]
+        #expect(taken == [true, false])
+        #expect(g.filling(AccessibilityHints()).textScale == 1.5)
+        #expect(g.enableAnimations == nil)
+    }
+}

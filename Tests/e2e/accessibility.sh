@@ -197,6 +197,7 @@ check_out=$("$KIOSK" run --check --prefs "$PREFS" --scale 1) || fail "run --chec
 read -r hl hd < <(sed -n 's/^high-contrast page colours: light \([0-9]*,[0-9]*,[0-9]*\), dark \([0-9]*,[0-9]*,[0-9]*\)$/\1 \2/p' <<<"$check_out") || true
 [ -n "${hl:-}" ] || fail "run --check printed no high-contrast page colours: $check_out"
 HC_LIGHT=$(IFS=, read -r r g b <<<"$hl"; printf '%02X%02X%02X' "$r" "$g" "$b")
+grep -q "^text size: follows the desktop's text-scaling-factor" <<<"$check_out" || fail "run --check does not report the text size: $check_out"
 [ "$HC_LIGHT" != "$LIGHT" ] || fail "the high-contrast light page colour cannot be told from the normal one"
 mkfifo "$E2E_TMP/gnome.in"
 $PY Tests/e2e/lib/gnome-portal-mock.py "$DBUS_SESSION_BUS_ADDRESS" 2 true false <"$E2E_TMP/gnome.in" >"$E2E_TMP/gnome.out" 2>"$E2E_TMP/gnome.err" &
@@ -223,8 +224,22 @@ gnome enable-animations false
 gnome high-contrast false
 wait_corners $LIGHT "GNOME high-contrast false" 3
 grep -q "high contrast off" "$E2E_TMP/app.err" || fail "no log line for the high-contrast change"
+# text-scaling-factor: the button (seen through its extents) grows with its label and stays centred.
+button_extents() { $CLIENT tree | $PY -c 'import json,sys; print(*json.load(sys.stdin)["children"][0]["children"][2]["extents"])'; }
+read -r bx by bw bh < <(button_extents)
+gnome text-scaling-factor 1.5
+for _ in $(seq 30); do grep -q "text size ×1.50" "$E2E_TMP/app.err" && break; sleep 0.1; done
+grep -q "text size ×1.50: the desktop's text-scaling-factor changed" "$E2E_TMP/app.err" || fail "no log line for text-scaling-factor 1.5"
+sleep 0.3
+read -r cx cy cw ch < <(button_extents)
+[ "$cw" -gt $((bw + 30)) ] && [ "$ch" -gt "$bh" ] || fail "text-scaling-factor 1.5: the button should grow, extents $bx,$by,${bw}x$bh → $cx,$cy,${cw}x$ch"
+[ $(((cx + cw / 2) - (bx + bw / 2))) -le 1 ] && [ $(((bx + bw / 2) - (cx + cw / 2))) -le 1 ] || fail "text-scaling-factor 1.5: the button is no longer centred"
+shot
+read -r l r < <(span $((cy + ch / 2)))
+[ "$l" -ge $((cx - 1)) ] && [ "$r" -le $((cx + cw)) ] || fail "text-scaling-factor 1.5: drawn capsule $l…$r does not match the extents $cx,${cw}"
+gnome text-scaling-factor 1
 stop_kiosk
-pass "GNOME keys (Debian 12 portal): high-contrast true → high-contrast page, false → normal, live; enable-animations false → idle, true → ambient loops, live"
+pass "GNOME keys (Debian 12 portal): high-contrast true → high-contrast page, false → normal, live; enable-animations false → idle, true → ambient loops, live; text-scaling-factor 1.5 → button ${bw}x$bh → ${cw}x$ch (extents and pixels)"
 
 # Flags still win: --high-contrast with the key false, --reduce-motion with animations on.
 gnome enable-animations true

@@ -156,6 +156,14 @@ public final class KioskApp {
     /// Reduce Motion now: forced by the options, else the system's hint (nil: off).
     public var reduceMotion: Bool { Self.effective(forced: options.reduceMotion, hint: systemAppearance.hints.reducedMotion) }
 
+    /// The labels' size over the standard one: the desktop's text-scaling-factor, kept within
+    /// 0.5…3 (1 when it says nothing usable). The layout makes room, or scales the content down
+    /// to fit.
+    public var textScale: Double {
+        guard let f = systemAppearance.hints.textScale, f.isFinite, f > 0 else { return 1 }
+        return clamp(f, 0.5, 3)
+    }
+
     /// An accessibility setting a flag or the config can force on; otherwise the system's hint.
     static func effective(forced: Bool, hint: Bool?) -> Bool { forced || hint == true }
 
@@ -234,11 +242,12 @@ public final class KioskApp {
         func measure(_ i: Int, _ text: String, _ size: Double, _ tracking: Double, scale: Double) -> Double {
             labelSlots[i].update(text, pixelSize: size * scale, tracking: tracking / size, with: typesetter).width / scale
         }
-        let s = options.scale
+        let s = options.scale, t = textScale
         func metrics(at k: Double) -> LabelMetrics {
-            LabelMetrics(originalWidth: measure(0, options.strings.original, PageLayout.headlineSize, PageLayout.headlineTracking, scale: k),
-                         vividWidth: measure(1, options.strings.vivid, PageLayout.headlineSize, PageLayout.headlineTracking, scale: k),
-                         buttonTextWidth: measure(2, buttonText, PageLayout.calloutSize, PageLayout.calloutTracking, scale: k))
+            LabelMetrics(originalWidth: measure(0, options.strings.original, PageLayout.headlineSize * t, PageLayout.headlineTracking * t, scale: k),
+                         vividWidth: measure(1, options.strings.vivid, PageLayout.headlineSize * t, PageLayout.headlineTracking * t, scale: k),
+                         buttonTextWidth: measure(2, buttonText, PageLayout.calloutSize * t, PageLayout.calloutTracking * t, scale: k),
+                         textScale: t)
         }
         var l = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight, scale: s,
                            toggleWidth: options.toggleWidth, labels: metrics(at: s))
@@ -409,7 +418,7 @@ public final class KioskApp {
     /// as it began).
     public func setSystemAppearance(_ system: SystemAppearance, at time: Double) {
         noteInput(at: time)
-        let label = buttonText, reduced = reduceMotion, contrast = highContrast
+        let label = buttonText, reduced = reduceMotion, contrast = highContrast, text = textScale
         systemAppearance = system
         if reduceMotion != reduced {
             for i in interactions.indices { interactions[i].reduceMotion = reduceMotion }
@@ -420,7 +429,7 @@ public final class KioskApp {
         // when nothing animates (`needsFrames`).
         if reduceMotion != reduced || highContrast != contrast { renderer.invalidatePage() }
         if followsSystem { animate(to: system.resolves(.system), at: time) }
-        if buttonText != label { relayout() }
+        if buttonText != label || textScale != text { relayout() }
     }
 
     /// An external change of the preference (a fleet rewrite of the file): animates like a tap
@@ -487,7 +496,7 @@ public final class KioskApp {
             under = (l.premultiplied8.packed, d.premultiplied8.packed)
         }
         return PageModel(layout: layout, colors: colors(at: time), darkness: pageFade.value(at: time), toggles: toggles,
-                         togglesOn: interactions.map(\.isOn), focus: focus, focusVisible: focusVisible,
+                         togglesOn: (interactions[0].isOn, interactions[1].isOn), focus: focus, focusVisible: focusVisible,
                          followsSystem: followsSystem, buttonText: buttonText, labels: shapedLabels,
                          strings: options.strings, background: options.background,
                          backgroundColors: under, showFPS: options.showFPS)

@@ -14,8 +14,9 @@ public struct PageModel {
     public let darkness: Double
     /// What each toggle draws (original, vivid).
     public let toggles: [ToggleFrame]
-    /// Each toggle's committed state (on = dark), original then vivid.
-    public let togglesOn: [Bool]
+    /// Each toggle's committed state (on = dark), original then vivid (a pair, not an array:
+    /// the model is made every frame, and this keeps an allocation off it).
+    public let togglesOn: (original: Bool, vivid: Bool)
     /// The keyboard focus, and whether its ring shows (after Tab or arrows).
     public let focus: PageControl
     public let focusVisible: Bool
@@ -33,7 +34,7 @@ public struct PageModel {
     /// Whether the frame-time overlay is drawn.
     public let showFPS: Bool
 
-    public init(layout: PageLayout, colors: ResolvedColors, darkness: Double, toggles: [ToggleFrame], togglesOn: [Bool],
+    public init(layout: PageLayout, colors: ResolvedColors, darkness: Double, toggles: [ToggleFrame], togglesOn: (original: Bool, vivid: Bool),
                 focus: PageControl, focusVisible: Bool, followsSystem: Bool, buttonText: String,
                 labels: [TypesetLabel?], strings: PageStrings, background: PageBackground?,
                 backgroundColors: (light: UInt32, dark: UInt32), showFPS: Bool) {
@@ -60,7 +61,7 @@ public struct PageModel {
             case .original, .vivid:
                 let i = c == .vivid ? 1 : 0
                 let group = c == .vivid ? strings.vivid : strings.original
-                return .init(control: c, kind: .toggle, name: "\(strings.darkMode) (\(group))", isOn: togglesOn[i],
+                return .init(control: c, kind: .toggle, name: "\(strings.darkMode) (\(group))", isOn: i == 0 ? togglesOn.original : togglesOn.vivid,
                              frame: layout.frame(of: c))
             case .button:
                 return .init(control: c, kind: .button, name: buttonText, isOn: followsSystem, frame: layout.frame(of: c))

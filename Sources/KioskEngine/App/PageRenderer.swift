@@ -360,7 +360,7 @@ public final class PageRenderer {
         for (i, box) in [layout.originalLabelBox, layout.vividLabelBox].enumerated() {
             let device = Rect(x: box.x * s, y: box.y * s, width: box.width * s, height: box.height * s).roundedOut
             guard !device.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty, let label = model.labels[i] else { continue }
-            let lineH = PageLayout.headlineLineHeight * k
+            let lineH = layout.headlineLineHeight * k
             let baseline = box.y * s + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
             textLock.withLock { _ in
                 typesetter.draw(label, on: canvas, baselineOrigin: Point((box.x * s).rounded(), baseline.rounded()), color: colors[.label])
@@ -403,7 +403,7 @@ public final class PageRenderer {
         drawIcon(on: canvas, shapes.icon, followsSystem: model.followsSystem, color: colors[.buttonLabel], darkness: Double(weight) / 256)
         if let label = model.labels[2] {
             let x = icon.maxX + PageLayout.iconSpacing * k
-            let lineH = PageLayout.calloutLineHeight * k
+            let lineH = layout.calloutLineHeight * k
             let top = cy - lineH / 2
             let baseline = top + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
             textLock.withLock { _ in

@@ -10,6 +10,7 @@ COLOR-SCHEME is 0/1/2; the two GNOME keys are true/false. Prints READY once the 
 taken, then takes commands on stdin, one per line, and answers each with "EMITTED":
     high-contrast true|false       org.gnome.desktop.a11y.interface high-contrast (b)
     enable-animations true|false   org.gnome.desktop.interface enable-animations (b)
+    text-scaling-factor F          org.gnome.desktop.interface text-scaling-factor (d)
 """
 import os
 import sys
@@ -57,6 +58,10 @@ def main():
             namespace = A11Y if words[0] == 'high-contrast' else INTERFACE
             values[(namespace, words[0])] = dbus.Boolean(words[1] == 'true', variant_level=2)
             mock.EmitSignal(SETTINGS, 'SettingChanged', 'ssv', [namespace, words[0], dbus.Boolean(words[1] == 'true', variant_level=1)])
+            print('EMITTED', flush=True)
+        elif len(words) == 2 and words[0] == 'text-scaling-factor':
+            values[(INTERFACE, words[0])] = dbus.Double(float(words[1]), variant_level=2)
+            mock.EmitSignal(SETTINGS, 'SettingChanged', 'ssv', [INTERFACE, words[0], dbus.Double(float(words[1]), variant_level=1)])
             print('EMITTED', flush=True)
         elif words:
             print(f'unknown command {line.strip()}', flush=True)
