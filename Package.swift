@@ -58,6 +58,8 @@ let package = Package(
         // Live system appearance: pure rules, then the sd-bus/inotify edge.
         .target(name: "Appearance"),
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
+        // Screen readers: the page's AT-SPI2 tree on the accessibility bus (sd-bus), on its own thread.
+        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
@@ -77,7 +79,7 @@ let package = Package(
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU"),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text", "Threads"]),
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads"]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
         // The pre-optimisation kernels as test oracles: test-only, no code shared with Raster.
@@ -95,6 +97,7 @@ let package = Package(
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
+        .testTarget(name: "AccessibilityBusTests", dependencies: ["AccessibilityBus", "KioskEngine", "KioskTools", "Text", "Raster", "DarkModeToggle"]),
     ]
 )
 

@@ -41,9 +41,12 @@ public enum SourceReading: Equatable, Sendable {
 public struct AccessibilityHints: Equatable, Sendable {
     public var highContrast: Bool?
     public var reducedMotion: Bool?
-    public init(highContrast: Bool? = nil, reducedMotion: Bool? = nil) {
+    /// The labels' size over the standard one (GNOME's text-scaling-factor).
+    public var textScale: Double?
+    public init(highContrast: Bool? = nil, reducedMotion: Bool? = nil, textScale: Double? = nil) {
         self.highContrast = highContrast
         self.reducedMotion = reducedMotion
+        self.textScale = textScale
     }
 }
 

@@ -189,9 +189,11 @@ public final class AppearanceRunner: Sendable {
         // first reads go out asynchronously and are answered through the poll loop below.
         var sessionBus: Bus?
         let portal = PortalClient(timeoutUSec: timeout, faults: faults)
+        // The GNOME accessibility keys, for what the portal's appearance keys do not say.
+        let gnome = GnomeSettingsClient(timeoutUSec: timeout, faults: faults)
         if sources.contains(.portal) {
             switch Bus.open(options.sessionBus) {
-            case .success(let b): sessionBus = b; portal.attach(b)
+            case .success(let b): sessionBus = b; portal.attach(b); gnome.attach(b)
             case .failure(let e): log("portal: \(e.message); skipping it")
             }
         }
@@ -240,7 +242,7 @@ public final class AppearanceRunner: Sendable {
         func publish() {
             // The first event waits for each bus source's first answer (or its failure, at
             // most the call timeout), so the host's first frame shows the arbitrated mode.
-            if last == nil, (sessionBus != nil && !portal.settled) || (systemBus != nil && !sensor.settled) { return }
+            if last == nil, (sessionBus != nil && !(portal.settled && gnome.settled)) || (systemBus != nil && !sensor.settled) { return }
             var readings: [AppearanceSourceKind: SourceReading] = [:]
             for kind in AppearanceSourceKind.allCases {
                 guard sources.contains(kind) else { continue }
@@ -250,7 +252,7 @@ public final class AppearanceRunner: Sendable {
                 case .schedule: readings[kind] = scheduleReading
                 }
             }
-            let now = arbiter.arbitrate(readings, hints: portal.hints)
+            let now = arbiter.arbitrate(readings, hints: gnome.fill(portal.hints))
             let lux = sensor.lux
             shared.withLock { s in
                 s.current = now
@@ -308,7 +310,7 @@ public final class AppearanceRunner: Sendable {
             }
             if shared.withLock({ $0.stopping }) { break }
 
-            turnBus(&sessionBus, lost: { portal.lost() })
+            turnBus(&sessionBus, lost: { portal.lost(); gnome.lost() })
             turnBus(&systemBus, lost: { sensor.lost() })
             _ = sensor.advance(to: Self.monotonicSeconds())
             faults.flush(at: Self.monotonicSeconds())

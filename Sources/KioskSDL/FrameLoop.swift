@@ -74,6 +74,7 @@ final class FrameLoop {
         frame(app)
         window.enterFullScreen()
         relayout(app)
+        pageShown(app)
 
         var event = SDL_Event()
         while exit == nil {
@@ -105,9 +106,18 @@ final class FrameLoop {
             }
             window.setTitle(summary: app.pageAccessibilitySummary)
             service.status(app.statusSummary)
+            pageShown(app)
         }
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
+    }
+
+    /// Tells the event handler where the page is now (window position, viewport).
+    private func pageShown(_ app: KioskApp) {
+        guard let eventHandler else { return }
+        var x: Int32 = 0, y: Int32 = 0
+        SDL_GetWindowPosition(window.window, &x, &y)
+        eventHandler.pageShown(app: app, placement: ScreenPlacement(viewport: viewport, windowX: Int(x), windowY: Int(y)))
     }
 
     // MARK: Frames

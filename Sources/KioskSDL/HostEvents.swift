@@ -16,10 +16,15 @@ public protocol HostEventHandler: AnyObject {
     /// After each presented frame, on the loop thread (default: nothing). For timing notes such
     /// as "the first frame after this event was presented at …".
     func framePresented()
+    /// At the end of each pass of the loop (after its events and frame), on the loop thread:
+    /// the page as it is now and where it is on the screen (an accessibility bridge sends what
+    /// changed). Default: nothing.
+    func pageShown(app: KioskApp, placement: ScreenPlacement)
 }
 
 extension HostEventHandler {
     public func framePresented() {}
+    public func pageShown(app: KioskApp, placement: ScreenPlacement) {}
 }
 
 /// Wakes the frame loop with a custom event; safe from any thread (SDL_PushEvent is).

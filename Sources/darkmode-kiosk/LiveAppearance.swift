@@ -122,7 +122,7 @@ final class LiveAppearance: HostEventHandler {
     /// Applies every queued event to `app` at host time `now`.
     private func apply(to app: KioskApp, now: Double) {
         for arrival in link.drain() {
-            let dark = app.isDarkMode, contrast = app.highContrast, reduced = app.reduceMotion
+            let dark = app.isDarkMode, contrast = app.highContrast, reduced = app.reduceMotion, text = app.textScale
             var kinds: [String] = []
             switch arrival.event {
             case .systemAppearance(let a):
@@ -131,6 +131,9 @@ final class LiveAppearance: HostEventHandler {
                 if app.highContrast != contrast {
                     StandardError.log("high contrast \(app.highContrast ? "on" : "off"): the desktop portal's contrast changed")
                     kinds.append("contrast")
+                }
+                if app.textScale != text {
+                    StandardError.log("text size ×\(fixed(app.textScale, 2)): the desktop's text-scaling-factor changed")
                 }
                 if app.reduceMotion != reduced {
                     StandardError.log("reduce motion \(app.reduceMotion ? "on" : "off"): the desktop portal's reduced-motion changed")

@@ -88,6 +88,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
         StandardOutput.line(RunSettings.highContrastLine(colors))
+        StandardOutput.line("text size: follows the desktop's text-scaling-factor (org.gnome.desktop.interface, through the portal); "
+                            + "larger labels get room, or the page is scaled down to fit")
         if let background { StandardOutput.line("page background images: " + PageBackgroundFile.summary(background)) }
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
@@ -112,6 +114,12 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if let saver { live.latestCommit = { saver.latestGeneration } }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale)
+    // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
+    // and is enabled. Its actions commit through the same saver as taps.
+    let access = LiveAccessibility(options: LiveAccessibility.options(environment: processEnvironment(), language: language.tag),
+                                   title: host.titleBase, onCommit: { saver?.commit($0) })
+    access.start()
+    defer { access.stop() }
     let lanes = flags.lanes ?? HelperLanes.defaultLanes()
     let status = SDLHost.run(host, makeApp: { page in
         // Fonts and strings load here, on the host's first-page thread, while the main thread
@@ -130,7 +138,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         let helpers = HelperLanes(helpers: lanes - 1)
         if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
         return app
-    }, onCommit: { saver?.commit($0) }, eventHandler: live, beforeExit: { _ = saver?.close(timeout: 2) })
+    }, onCommit: { saver?.commit($0) }, eventHandler: HostEventHandlers([live, access]), beforeExit: { _ = saver?.close(timeout: 2) })
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
 }

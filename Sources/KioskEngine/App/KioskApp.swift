@@ -1,6 +1,5 @@
 import DarkModeToggle
 import Raster
-import Synchronization
 
 /// What the app needs to know about its surroundings at start.
 public struct KioskOptions {
@@ -55,25 +54,27 @@ public struct KioskOptions {
     }
 }
 
-/// The kiosk page without SDL: state, input, motion and rendering into one persistent frame.
-/// Every driver (SDL host, replay, bench) calls the same methods with its own clock; nothing
-/// here reads a clock, the file system or the display.
+/// The kiosk page without SDL: state, input, focus, motion and layout. Each frame it makes a
+/// `PageModel` (what the page shows at that instant) and hands it to its `PageRenderer`, which
+/// draws it into one persistent frame; an accessibility bridge reads the same model
+/// (`pageModel(at:)`). Every driver (SDL host, replay, bench) calls the same methods with its
+/// own clock; nothing here reads a clock, the file system or the display.
 ///
 /// The page holds three controls: the Original toggle, the Vivid toggle and the "Use System
 /// Setting" button. Both toggles show the one effective mode; a commit on one makes the other
-/// follow. Each frame re-renders only what changed: the whole page when anything static changed
-/// (named colours during the cross-fade, the button's label, focus, layout), otherwise only the
-/// toggles' dirty rectangles (everything under them redrawn, clipped), and the FPS overlay.
+/// follow.
 public final class KioskApp {
     public private(set) var options: KioskOptions
+    /// Draws the page model into the frame (composition, caches, lanes).
+    public let renderer: PageRenderer
     /// The persistent CPU frame (page pixels, premultiplied RGBA, R,G,B,A byte order).
-    public let frame: Pixmap
+    public var frame: Pixmap { renderer.frame }
     public private(set) var layout: PageLayout
     private var interactions: [ToggleInteraction]
-    private var renderers: [any ToggleStyleRenderer]
-    private let canvas: Canvas
     private let typesetter: LabelTypesetter
     private var labelSlots = [LabelSlot](repeating: LabelSlot(), count: 3)
+    /// The slots' labels as of the last layout (what each frame's model carries; kept, not made per frame).
+    private var shapedLabels: [TypesetLabel?] = [nil, nil, nil]
     /// Page darkness 0…1 (cross-fades on commit).
     private var pageFade: ProgressAnimation
     /// Time origin of the ambient loops (the scene's first appearance; nil until the first
@@ -91,31 +92,26 @@ public final class KioskApp {
     public private(set) var focusVisible = false
     /// Pointer ids pressing the button (a tap commits when it lifts inside).
     private var buttonPointer: Int?
-    // What the frame currently shows.
-    private var shownStatic: StaticKey?
-    private var shownToggles: [ToggleFrame?] = [nil, nil]
-    private var material = MaterialCache()
-    /// The background images scaled and composed for this page size and colours.
-    private var preparedBackground = PreparedBackground()
-    private var backdropMaterial = BackdropMaterialCache()
-    /// When false, every frame is drawn from scratch (no caches, whole page): the baseline
-    /// that shows what caching and invalidation buy.
-    public var incremental = true
-    /// Helper threads for frames: with more than one lane, a frame that changes at least
-    /// `parallelMinPixels` is cut into bands that the lanes draw at once, each with its own
-    /// canvas, after the frame's pieces are made on the calling thread. The same pixels as one
-    /// lane (tested).
-    public var workers: FrameWorkers? {
-        didSet { laneCanvases = (1..<max(1, workers?.lanes ?? 1)).map { _ in Canvas(frame) } }
+    /// When false, every frame is drawn from scratch (`PageRenderer.incremental`).
+    public var incremental: Bool {
+        get { renderer.incremental }
+        set { renderer.incremental = newValue }
     }
-    /// Canvases of lanes 1… (lane 0 draws with `canvas`), each with its own layer pool.
-    private var laneCanvases: [Canvas] = []
-    /// Memory for each toggle's pieces when several lanes make them from scratch: one pool per
-    /// part a toggle's pieces are made in (`ToggleStyleRenderer.fromScratchParts`), grown on use.
-    private var scratchPools: [[LayerPool]] = [[], []]
-    /// Labels are drawn one lane at a time: the typesetter keeps a glyph cache.
-    private let textLock = Mutex(())
-    public let fps = FrameTimeOverlay()
+    /// Helper threads for frames (`PageRenderer.workers`).
+    public var workers: FrameWorkers? {
+        get { renderer.workers }
+        set { renderer.workers = newValue }
+    }
+    /// Frames that change fewer pixels are drawn on the calling thread alone (`PageRenderer.parallelMinPixels`).
+    public var parallelMinPixels: Int {
+        get { renderer.parallelMinPixels }
+        set { renderer.parallelMinPixels = newValue }
+    }
+    public var fps: FrameTimeOverlay { renderer.fps }
+    /// Rows per band when a frame is presented band by band (`PageRenderer.presentBandRows`).
+    public static var presentBandRows: Int { PageRenderer.presentBandRows }
+    /// Rectangles smaller than this are drawn whole (`PageRenderer.presentBandMinPixels`).
+    public static var presentBandMinPixels: Int { PageRenderer.presentBandMinPixels }
 
     public init(options: KioskOptions, preference: AppearancePreference, system: SystemAppearance = .noPreference) {
         appearancePreference = preference
@@ -129,9 +125,8 @@ public final class KioskApp {
         let m = ToggleMetrics(width: options.toggleWidth)
         interactions = [ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce),
                         ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce)]
-        renderers = []
-        frame = Pixmap(width: options.pixelWidth, height: options.pixelHeight)
-        canvas = Canvas(frame)
+        renderer = PageRenderer(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
+                                toggleWidth: options.toggleWidth, typesetter: typesetter)
         pageFade = .still(isDarkMode ? 1 : 0)
         relayout()
     }
@@ -160,6 +155,14 @@ public final class KioskApp {
     public var highContrast: Bool { Self.effective(forced: options.highContrast, hint: systemAppearance.hints.highContrast) }
     /// Reduce Motion now: forced by the options, else the system's hint (nil: off).
     public var reduceMotion: Bool { Self.effective(forced: options.reduceMotion, hint: systemAppearance.hints.reducedMotion) }
+
+    /// The labels' size over the standard one: the desktop's text-scaling-factor, kept within
+    /// 0.5…3 (1 when it says nothing usable). The layout makes room, or scales the content down
+    /// to fit.
+    public var textScale: Double {
+        guard let f = systemAppearance.hints.textScale, f.isFinite, f > 0 else { return 1 }
+        return clamp(f, 0.5, 3)
+    }
 
     /// An accessibility setting a flag or the config can force on; otherwise the system's hint.
     static func effective(forced: Bool, hint: Bool?) -> Bool { forced || hint == true }
@@ -228,7 +231,7 @@ public final class KioskApp {
     /// True while anything moves (as of the last frame or input); when false the host may
     /// block waiting for events.
     public var needsFrames: Bool {
-        shownStatic == nil || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: reduceMotion)
+        renderer.needsPage || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: reduceMotion)
             || options.showFPS && fps.needsRedraw
     }
 
@@ -239,11 +242,12 @@ public final class KioskApp {
         func measure(_ i: Int, _ text: String, _ size: Double, _ tracking: Double, scale: Double) -> Double {
             labelSlots[i].update(text, pixelSize: size * scale, tracking: tracking / size, with: typesetter).width / scale
         }
-        let s = options.scale
+        let s = options.scale, t = textScale
         func metrics(at k: Double) -> LabelMetrics {
-            LabelMetrics(originalWidth: measure(0, options.strings.original, PageLayout.headlineSize, PageLayout.headlineTracking, scale: k),
-                         vividWidth: measure(1, options.strings.vivid, PageLayout.headlineSize, PageLayout.headlineTracking, scale: k),
-                         buttonTextWidth: measure(2, buttonText, PageLayout.calloutSize, PageLayout.calloutTracking, scale: k))
+            LabelMetrics(originalWidth: measure(0, options.strings.original, PageLayout.headlineSize * t, PageLayout.headlineTracking * t, scale: k),
+                         vividWidth: measure(1, options.strings.vivid, PageLayout.headlineSize * t, PageLayout.headlineTracking * t, scale: k),
+                         buttonTextWidth: measure(2, buttonText, PageLayout.calloutSize * t, PageLayout.calloutTracking * t, scale: k),
+                         textScale: t)
         }
         var l = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight, scale: s,
                            toggleWidth: options.toggleWidth, labels: metrics(at: s))
@@ -252,13 +256,9 @@ public final class KioskApp {
             l = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight, scale: s,
                            toggleWidth: options.toggleWidth, labels: metrics(at: l.effectiveScale))
         }
-        let rendererScaleChanged = layout.effectiveScale != l.effectiveScale || renderers.isEmpty
         layout = l
-        if rendererScaleChanged {
-            renderers = [ToggleStyle.original.makeRenderer(width: options.toggleWidth, scale: l.effectiveScale),
-                         ToggleStyle.vivid.makeRenderer(width: options.toggleWidth, scale: l.effectiveScale)]
-        }
-        shownStatic = nil
+        shapedLabels = labelSlots.map(\.label)
+        renderer.invalidatePage()
     }
 
     /// New page size (pixels) and scale, e.g. after a window resize or rotation.
@@ -266,19 +266,13 @@ public final class KioskApp {
         options.pixelWidth = pixelWidth
         options.pixelHeight = pixelHeight
         options.scale = scale
-        frame.reset(width: pixelWidth, height: pixelHeight)
-        canvas.retarget(frame)
-        for c in laneCanvases { c.retarget(frame) }
+        renderer.resize(pixelWidth: pixelWidth, pixelHeight: pixelHeight)
         relayout()
-        invalidate()
     }
 
     /// Forgets what the frame shows, so the next `renderFrame` redraws the whole page (e.g.
     /// after the host lost its window contents).
-    public func invalidate() {
-        shownStatic = nil
-        shownToggles = [nil, nil]
-    }
+    public func invalidate() { renderer.invalidate() }
 
     /// Labels (e.g. another language) and who shapes them.
     public func setStrings(_ strings: PageStrings) {
@@ -289,7 +283,7 @@ public final class KioskApp {
     /// Forces high contrast on (true), or leaves it to the system's hint (false).
     public func setHighContrast(_ on: Bool) {
         options.highContrast = on
-        shownStatic = nil
+        renderer.invalidatePage()
     }
 
     // MARK: Input
@@ -350,10 +344,30 @@ public final class KioskApp {
             // The first Tab shows the ring on the current control's neighbour.
             focus = all[(i + step) % all.count]
             focusVisible = true
+            // The ring moved: the page needs a frame even when nothing animates.
+            renderer.invalidatePage()
             return nil
         case .activate:
             return activate(focus, at: time)
         }
+    }
+
+    /// An assistive technology's action on `control` (AT-SPI `DoAction`): the focus moves to
+    /// it first, as a tap's does (a screen reader speaks a state change only on the focused
+    /// control), then it commits exactly as a tap or Space does. Returns the output to save.
+    @discardableResult
+    public func activateControl(_ control: PageControl, at time: Double) -> KioskOutput? {
+        noteInput(at: time)
+        guard time.isFinite else { return nil }
+        focus = control
+        return activate(control, at: time)
+    }
+
+    /// An assistive technology moved the focus (AT-SPI `GrabFocus`): the ring shows on `control`.
+    public func moveFocus(to control: PageControl) {
+        focus = control
+        focusVisible = true
+        renderer.invalidatePage()
     }
 
     /// Space/Return on the focused control (what `KeyEvent(.activate)` means).
@@ -381,7 +395,7 @@ public final class KioskApp {
         let before = followsSystem
         appearancePreference = AppearancePreference(isDark: dark)
         // Leaving the system: the button's label changes ("Use System Setting"), shape it again.
-        if before { shownStatic = nil; relayout() }
+        if before { renderer.invalidatePage(); relayout() }
         return .preferenceChanged(appearancePreference)
     }
 
@@ -404,7 +418,7 @@ public final class KioskApp {
     /// as it began).
     public func setSystemAppearance(_ system: SystemAppearance, at time: Double) {
         noteInput(at: time)
-        let label = buttonText, reduced = reduceMotion, contrast = highContrast
+        let label = buttonText, reduced = reduceMotion, contrast = highContrast, text = textScale
         systemAppearance = system
         if reduceMotion != reduced {
             for i in interactions.indices { interactions[i].reduceMotion = reduceMotion }
@@ -413,16 +427,16 @@ public final class KioskApp {
         }
         // Other colours, or loops stopping at their rest values: the page needs a frame even
         // when nothing animates (`needsFrames`).
-        if reduceMotion != reduced || highContrast != contrast { shownStatic = nil }
+        if reduceMotion != reduced || highContrast != contrast { renderer.invalidatePage() }
         if followsSystem { animate(to: system.resolves(.system), at: time) }
-        if buttonText != label { relayout() }
+        if buttonText != label || textScale != text { relayout() }
     }
 
     /// An external change of the preference (a fleet rewrite of the file): animates like a tap
     /// and returns nothing to save.
     public func setAppearancePreference(_ preference: AppearancePreference, at time: Double) {
         noteInput(at: time)
-        if preference != appearancePreference { shownStatic = nil }
+        if preference != appearancePreference { renderer.invalidatePage() }
         appearancePreference = preference
         animate(to: systemAppearance.resolves(preference), at: time)
         relayout()
@@ -467,398 +481,37 @@ public final class KioskApp {
 
     // MARK: Frames
 
-    /// Everything but the toggles: equal keys draw equal pixels outside the toggles.
-    private struct StaticKey: Equatable {
-        var colors: [UInt32]
-        var buttonText: String
-        var focus: PageControl?
-        var layout: PageLayout
-        /// The page's darkness in 1/256 steps (what the background images' cross-fade and the
-        /// button icon's halves draw with), and the composed images' generation (0 without).
-        var darknessWeight: Int
-        var backgroundGeneration: Int
-    }
-
-    /// The background images' cross-fade weight at darkness `d` (0 light … 256 dark).
-    static func backgroundWeight(darkness d: Double) -> UInt32 { UInt32((clamp(d, 0, 1) * 256).rounded()) }
-
-    /// The background images ready for this size and these colours; nil without images.
-    private func backgroundImages() -> PreparedBackground? {
-        guard let bg = options.background, !bg.isEmpty else { return nil }
-        let page = options.colors[.pageBackground]
-        let (l, d) = options.highContrast ? (page.highContrastLight, page.highContrastDark) : (page.light, page.dark)
-        preparedBackground.prepare(bg, width: frame.width, height: frame.height,
-                                   lightColor: l.premultiplied8.packed, darkColor: d.premultiplied8.packed)
-        return preparedBackground
-    }
-
-    /// A toggle's frame state at `time`.
-    func toggleFrameState(_ index: Int, at time: Double) -> ToggleFrame {
-        if ambientStart == nil { ambientStart = time }
-        return ToggleFrame(interactions[index].visualState(at: time), ambientTime: time - ambientStart!,
-                           reduceMotion: reduceMotion)
-    }
-
-    /// Rows per band when a frame is drawn and handed to `present` band by band: a band of a
-    /// 1920-pixel-wide page (480 KB) is still in the core's cache when it is copied out.
-    public static let presentBandRows = 64
-    /// Rectangles smaller than this (pixels, 2 MB) are drawn whole, then presented: a toggle's
-    /// changed rectangle (drag, ambient) is drawn faster in one piece, since each band would
-    /// repeat the toggle's per-layer work.
-    public static let presentBandMinPixels = 1 << 19
-
-    /// Frames that change fewer pixels than this are drawn on the calling thread alone: waking
-    /// a helper and handing pieces over costs CPU and saves no time on a few twinkling stars or
-    /// a cloud group (measured: a drag's p50 frame, ~40 000 px, took 0.13 ms either way and
-    /// 0.17-0.20 ms of CPU on two lanes against 0.13 on one).
-    public var parallelMinPixels = 1 << 17
-
-    /// What a frame draws with besides its colours: made before any lane draws, read by all.
-    private struct FrameAssets {
-        var colors: ResolvedColors
-        var toggles: [ToggleFrame]
-        var images: PreparedBackground?
-        var weight: UInt32
-        /// The button's material backdrop (nil when no changed rectangle reaches the button).
-        var material: Sprite?
-        /// The button capsule's and hairline's coverage (with the material).
-        var buttonShapes: ButtonShapes?
-    }
-
-    /// The button capsule's and hairline's anti-aliased coverage, rasterized once per layout:
-    /// every frame that redraws the button masks the material with the one and fills the other
-    /// through it (the bytes of rasterizing both paths again).
-    struct ButtonShapes {
-        var frame: Rect
-        var lineWidth: Double
-        var capsule: AlphaPlane
-        var hairline: AlphaPlane
-        var icon: IconShapes
-
-        init(frame r: Rect, lineWidth: Double, iconDisc: Rect) {
-            frame = r
-            self.lineWidth = lineWidth
-            icon = IconShapes(disc: iconDisc)
-            let box = r.roundedOut
-            capsule = AlphaPlane(coverageOf: Path.roundedRect(r, radius: r.height / 2), bounds: box)
-            hairline = AlphaPlane(coverageOf: Path.roundedRectStroke(r, radius: r.height / 2, lineWidth: lineWidth, alignment: .inside),
-                                  bounds: box)
+    /// What the page shows at `time`: the model the renderer draws and an accessibility bridge
+    /// reads. Changes nothing (before the first frame the ambient loops are taken to start at
+    /// `time`).
+    public func pageModel(at time: Double) -> PageModel {
+        let start = ambientStart ?? time
+        let toggles = interactions.map {
+            ToggleFrame($0.visualState(at: time), ambientTime: time - start, reduceMotion: reduceMotion)
         }
+        var under: (UInt32, UInt32) = (0, 0)
+        if options.background != nil {
+            let page = options.colors[.pageBackground]
+            let (l, d) = options.highContrast ? (page.highContrastLight, page.highContrastDark) : (page.light, page.dark)
+            under = (l.premultiplied8.packed, d.premultiplied8.packed)
+        }
+        return PageModel(layout: layout, colors: colors(at: time), darkness: pageFade.value(at: time), toggles: toggles,
+                         togglesOn: (interactions[0].isOn, interactions[1].isOn), focus: focus, focusVisible: focusVisible,
+                         followsSystem: followsSystem, buttonText: buttonText, labels: shapedLabels,
+                         strings: options.strings, background: options.background,
+                         backgroundColors: under, showFPS: options.showFPS)
     }
-    private var buttonShapes: ButtonShapes?
 
-    /// The button's shapes for the current layout: kept (made when the layout changed), or
-    /// rasterized anew for a frame drawn from scratch. Not thread-safe when kept.
-    private func frameButtonShapes() -> ButtonShapes {
-        let r = layout.buttonPixelFrame, w = max(1, 0.5 * layout.effectiveScale), disc = buttonIcon().disc
-        guard incremental else { return ButtonShapes(frame: r, lineWidth: w, iconDisc: disc) }
-        if let s = buttonShapes, s.frame == r, s.lineWidth == w, s.icon.disc == disc { return s }
-        let s = ButtonShapes(frame: r, lineWidth: w, iconDisc: disc)
-        buttonShapes = s
-        return s
-    }
+    /// The page's controls for assistive technology now (names, states, frames, focus).
+    public var accessibilityModel: PageAccessibility { pageModel(at: lastTime).accessibility }
 
-    /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`.
-    /// Returns the rectangles (pixels) that changed and must be presented; they are disjoint.
-    ///
-    /// With `present`, each large changed rectangle is drawn in bands of `presentBandRows` rows and
-    /// every band is handed to `present` as soon as it is finished, while its rows are still in
-    /// the cache (fill, composite and the presenter's copy touch each row back to back); the
-    /// FPS overlay's rectangle follows last. With `workers`, a frame that changes at least
-    /// `parallelMinPixels` is cut into bands that several lanes draw at once, and `present` is
-    /// still called on the calling thread, for each band as it is finished. The pixels are the same either way
-    /// (drawing is clip-independent, tested), and the returned rectangles too. Frames drawn
-    /// from scratch (`incremental == false`) on one lane are drawn whole and then presented,
-    /// since every piece would be rasterized again for each band; on several lanes their pieces
-    /// are made once, a toggle or the button's material per lane, and then composed in bands.
+    /// Advances to `time` (seconds, driver clock) and renders what changed into `frame`
+    /// (`PageRenderer.render`, which says what is returned and when `present` is called).
     public func renderFrame(at time: Double, present: ((IntRect) -> Void)? = nil) -> [IntRect] {
         if time.isFinite { lastTime = max(lastTime, time) }
-        let colors = colors(at: time)
-        let images = backgroundImages()
-        let weight = Self.backgroundWeight(darkness: pageFade.value(at: time))
-        let key = StaticKey(colors: colors.key, buttonText: buttonText, focus: focusVisible ? focus : nil, layout: layout,
-                            darknessWeight: Int(weight), backgroundGeneration: images?.generation ?? 0)
-        let toggles = [toggleFrameState(0, at: time), toggleFrameState(1, at: time)]
-        var dirty: [IntRect] = []
-        let pageRedrawn = !incremental || key != shownStatic
-        if pageRedrawn {
-            dirty = pageDirtyRects(key, toggles)
-        } else {
-            let changed = (0..<2).flatMap { i in
-                toggles[i] == shownToggles[i] ? []
-                    : renderers[i].dirtyRects(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
-                        .map { $0.intersection(frame.bounds) }
-            }
-            dirty = IntRect.disjointUnion(IntRect.clustered(changed))
-        }
-        var assets = FrameAssets(colors: colors, toggles: toggles, images: images, weight: weight, material: nil)
-        let lanes = workers.map { $0.lanes } ?? 1
-        let buttonChanged = dirty.contains { !$0.intersection(buttonReach).isEmpty }
-        // From scratch on several lanes, one of them makes the material (below).
-        if buttonChanged && (incremental || lanes == 1) {
-            assets.material = buttonMaterial(colors: colors, images: images, weight: weight)
-            assets.buttonShapes = frameButtonShapes()
-        }
-        if incremental, lanes > 1 || present != nil {
-            if let workers, lanes > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
-                // Every rectangle in bands: the lanes share the work evenly, and each lane's
-                // layers stay band-sized.
-                let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
-                for i in 0..<2 where dirty.contains(where: { !$0.intersection(toggleReach(i)).isEmpty }) {
-                    renderers[i].prepare(toggles[i], pool: canvas.pool)
-                }
-                workers.run(pieces.count, { item, lane in
-                    self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
-                }, { item in present?(pieces[item]) })
-            } else {
-                // Large rectangles in bands, the rest whole.
-                let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
-                for piece in pieces {
-                    drawPage(clip: piece, on: canvas, assets)
-                    present?(piece)
-                }
-            }
-        } else if let workers, lanes > 1 {
-            // From scratch on several lanes: each toggle's pieces (in parts, where a style's
-            // pieces fall into independent groups) and the button's material and shapes are made
-            // anew at once, then the page is composed in bands.
-            // The lanes take jobs in order; the largest go first so that the small ones fill in
-            // at the end: the Vivid's (renderers[1]) parts before the Original's, each style's
-            // in its own order (the Vivid's first two 2.5-3 ms at 1920x1080 @2x, its sun and
-            // moon and the Original's parts 1-2, the button 1; timed in a local build).
-            var jobs: [(toggle: Int, part: Int)] = []
-            for i in [1, 0] {
-                let parts = renderers[i].fromScratchParts
-                // One pool per part, whichever lane makes it: each keeps one part's pieces.
-                while scratchPools[i].count < parts { scratchPools[i].append(LayerPool()) }
-                renderers[i].beginFromScratch(pools: Array(scratchPools[i].prefix(parts)))
-                jobs += (0..<parts).map { (i, $0) }
-            }
-            var material: Sprite?, shapes: ButtonShapes?
-            workers.run(jobs.count + 1, { item, lane in
-                if item < jobs.count {
-                    let job = jobs[item]
-                    self.renderers[job.toggle].makeFromScratch(toggles[job.toggle], part: job.part)
-                } else if buttonChanged {
-                    material = self.buttonMaterial(colors: colors, images: images, weight: weight)
-                    shapes = self.frameButtonShapes()
-                }
-            }, { _ in })
-            for i in 0..<2 { renderers[i].joinFromScratch(toggles[i]) }
-            assets.material = material
-            assets.buttonShapes = shapes
-            let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
-            workers.run(pieces.count, { item, lane in
-                self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
-            }, { item in present?(pieces[item]) })
-            for r in renderers { r.endFromScratch() }
-        } else {
-            for r in dirty {
-                drawPage(clip: r, on: canvas, assets)
-                present?(r)
-            }
-        }
-        shownStatic = key
-        shownToggles = toggles
-        if options.showFPS {
-            let page = colors[.pageBackground].premultiplied8.packed
-            let r = fps.draw(on: canvas, page: page, force: pageRedrawn)
-            dirty += r.subtracting(dirty)   // what the rectangles drawn do not cover yet
-            if !r.isEmpty { present?(r) }
-        }
-        return dirty
-    }
-
-    /// What a frame that redraws the page (its colours cross-fade, the button's text changes)
-    /// must draw: the whole page, except each toggle's opaque core (`opaqueCore`, at rest),
-    /// where the toggle's pixels depend only on its frame, as shown and as now; inside a core
-    /// only what the toggle itself changes (a twinkling star, a drifting cloud). The whole page
-    /// after `invalidate`, on a new layout, or with a focus ring showing (it may cross a
-    /// toggle). Disjoint rectangles; the frame equals a whole-page redraw (tested).
-    private func pageDirtyRects(_ key: StaticKey, _ toggles: [ToggleFrame]) -> [IntRect] {
-        guard incremental, let shown = shownStatic, shown.layout == key.layout, shown.focus == nil, key.focus == nil else {
-            return [frame.bounds]
-        }
-        var cores: [IntRect] = [], inside: [IntRect] = []
-        for i in 0..<2 {
-            let o = layout.origin(of: i == 0 ? .original : .vivid)
-            guard let old = shownToggles[i], let before = renderers[i].opaqueCore(old, origin: o),
-                  let now = renderers[i].opaqueCore(toggles[i], origin: o) else { continue }
-            var core = before.intersection(now).intersection(frame.bounds)
-            // The FPS overlay repaints its panel whole: never inside a core.
-            if options.showFPS { core = core.subtracting(fps.bounds).max { $0.area < $1.area } ?? .zero }
-            guard !core.isEmpty else { continue }
-            cores.append(core)
-            inside += renderers[i].dirtyRects(from: old, to: toggles[i], origin: o).map { $0.intersection(core) }
-        }
-        return frame.bounds.subtracting(cores) + IntRect.disjointUnion(IntRect.clustered(inside))
-    }
-
-    /// The canvas lane `lane` draws with.
-    private func canvas(lane: Int) -> Canvas { lane == 0 ? canvas : laneCanvases[lane - 1] }
-
-    /// The device rectangle toggle `i` can touch.
-    private func toggleReach(_ i: Int) -> IntRect {
-        renderers[i].bounds(origin: layout.origin(of: i == 0 ? .original : .vivid))
-    }
-
-    /// The device rectangle the button (capsule, hairline, and its focus ring's slack) can touch.
-    private var buttonReach: IntRect { layout.buttonPixelFrame.roundedOut.insetBy(dx: -2, dy: -2) }
-
-    /// The button's material: a blurred copy of what lies behind (the page background, or the
-    /// background images cross-fading), tinted; kept between frames by its cache.
-    private func buttonMaterial(colors: ResolvedColors, images: PreparedBackground?, weight: UInt32) -> Sprite {
-        let r = layout.buttonPixelFrame, k = layout.effectiveScale
-        if let images {
-            return backdropMaterial.sprite(for: r.roundedOut, background: images, weight: weight, tint: colors[.materialTint],
-                                           sigma: 10 * k, incremental: incremental)
-        }
-        return material.sprite(for: r, background: colors[.pageBackground].premultiplied8.packed, tint: colors[.materialTint],
-                               sigma: 10 * k, canvasPool: canvas.pool, incremental: incremental)
-    }
-
-    /// Draws everything that touches `clip`: background, labels, toggles, button, focus ring.
-    /// Reads the app's state and writes only `clip`'s pixels and `canvas`, so lanes with their
-    /// own canvases may draw disjoint clips at once (the toggles' pieces prepared first).
-    private func drawPage(clip: IntRect, on canvas: Canvas, _ a: FrameAssets) {
-        canvas.clip = clip
-        canvas.transform = .identity
-        let colors = a.colors
-        let background = colors[.pageBackground].premultiplied8.packed
-        if let images = a.images {
-            let r = clip.intersection(frame.bounds)
-            images.draw(r, weight: a.weight, into: frame, at: (r.x, r.y))
-        } else {
-            frame.fill(clip, with: background)
-        }
-        let s = layout.scale, k = layout.effectiveScale
-        // Labels.
-        for (i, box) in [layout.originalLabelBox, layout.vividLabelBox].enumerated() {
-            let device = Rect(x: box.x * s, y: box.y * s, width: box.width * s, height: box.height * s).roundedOut
-            guard !device.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty, let label = labelSlots[i].label else { continue }
-            let lineH = PageLayout.headlineLineHeight * k
-            let baseline = box.y * s + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
-            textLock.withLock { _ in
-                typesetter.draw(label, on: canvas, baselineOrigin: Point((box.x * s).rounded(), baseline.rounded()), color: colors[.label])
-            }
-        }
-        // Toggles.
-        for i in 0..<2 {
-            let o = layout.origin(of: i == 0 ? .original : .vivid)
-            guard !renderers[i].bounds(origin: o).intersection(clip).isEmpty else { continue }
-            renderers[i].draw(a.toggles[i], on: canvas, origin: o, cached: incremental)
-            canvas.clip = clip
-            canvas.transform = .identity
-        }
-        if let material = a.material, let shapes = a.buttonShapes {
-            drawButton(on: canvas, clip: clip, colors: colors, material: material, shapes: shapes, weight: a.weight)
-        }
-        if focusVisible { drawFocusRing(on: canvas, clip: clip, colors: colors) }
-        canvas.clip = frame.bounds
-        canvas.transform = .identity
-    }
-
-    /// The button icon's box (pixels) and the disc drawn in it.
-    private func buttonIcon() -> (box: Rect, disc: Rect) {
-        let r = layout.buttonPixelFrame, k = layout.effectiveScale
-        let pad = PageLayout.buttonPadding.h * k
-        let iconW = PageLayout.iconSize * k, iconD = PageLayout.iconDisc * k
-        let box = Rect(x: r.minX + pad, y: r.midY - iconW / 2, width: iconW, height: iconW)
-        return (box, box.insetBy(dx: (iconW - iconD) / 2, dy: (iconW - iconD) / 2))
-    }
-
-    private func drawButton(on canvas: Canvas, clip: IntRect, colors: ResolvedColors, material: Sprite, shapes: ButtonShapes,
-                            weight: UInt32) {
-        let r = layout.buttonPixelFrame, k = layout.effectiveScale
-        guard !r.roundedOut.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty else { return }
-        canvas.draw(material, mask: .plane(shapes.capsule, offset: (0, 0)))
-        canvas.fill(plane: shapes.hairline, colors[.hairline])
-        // Icon and label.
-        let cy = r.midY
-        let icon = buttonIcon().box
-        drawIcon(on: canvas, shapes.icon, followsSystem: followsSystem, color: colors[.buttonLabel], darkness: Double(weight) / 256)
-        if let label = labelSlots[2].label {
-            let x = icon.maxX + PageLayout.iconSpacing * k
-            let lineH = PageLayout.calloutLineHeight * k
-            let top = cy - lineH / 2
-            let baseline = top + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
-            textLock.withLock { _ in
-                typesetter.draw(label, on: canvas, baselineOrigin: Point(x.rounded(), baseline.rounded()), color: colors[.buttonLabel])
-            }
-        }
-    }
-
-    /// "circle.lefthalf.filled" (a ring with half of it filled) or, while following the system,
-    /// "checkmark.circle.fill" (a filled disc with the check knocked out). The screenshots show
-    /// the filled half on the left in light and on the right in dark; during the page cross-fade
-    /// the halves trade places (each at its share of the page's `darkness`, 0 light … 1 dark).
-    /// The shapes' coverage is kept per layout (`IconShapes`): the bytes of filling the paths.
-    private func drawIcon(on canvas: Canvas, _ icon: IconShapes, followsSystem: Bool, color: Color, darkness: Double) {
-        if followsSystem {
-            canvas.fill(plane: icon.check, color)
-        } else {
-            canvas.fill(plane: icon.ring, color)
-            let d = clamp(darkness, 0, 1)
-            if d < 1 { canvas.fill(plane: icon.leftHalf, color.withAlpha(color.a * (1 - d))) }
-            if d > 0 { canvas.fill(plane: icon.rightHalf, color.withAlpha(color.a * d)) }
-        }
-    }
-
-    /// The button icon's shapes in the disc `r`, as coverage: the check disc (even-odd), the
-    /// ring, and the left half (top → left → bottom) and right half (top → right → bottom) of
-    /// the disc inside the ring.
-    struct IconShapes {
-        var disc: Rect
-        var check: AlphaPlane
-        var ring: AlphaPlane
-        var leftHalf: AlphaPlane
-        var rightHalf: AlphaPlane
-
-        init(disc r: Rect) {
-            disc = r
-            let box = r.roundedOut.insetBy(dx: -1, dy: -1)
-            let c = r.center, radius = r.width / 2
-            var check = Path.circle(center: c, radius: radius)
-            // The check mark as a knocked-out stroke polygon.
-            let w = radius * 0.2
-            let a = Point(c.x - radius * 0.45, c.y + radius * 0.02)
-            let b = Point(c.x - radius * 0.1, c.y + radius * 0.38)
-            let d = Point(c.x + radius * 0.48, c.y - radius * 0.35)
-            check.append(Path.polygon([Point(a.x - w * 0.7, a.y + w * 0.7), Point(a.x + w * 0.7, a.y - w * 0.7),
-                                       Point(b.x, b.y - w), Point(d.x - w * 0.75, d.y - w * 0.65),
-                                       Point(d.x + w * 0.75, d.y + w * 0.65), Point(b.x, b.y + w)]))
-            self.check = AlphaPlane(coverageOf: check, rule: .evenOdd, bounds: box)
-            let ringWidth = max(1, radius * 0.16), inner = radius - ringWidth
-            var ring = Path.circle(center: c, radius: radius)
-            ring.append(Path.circle(center: c, radius: inner).reversed())
-            self.ring = AlphaPlane(coverageOf: ring, bounds: box)
-            func half(to end: Double) -> AlphaPlane {
-                var p = Path()
-                p.move(to: Point(c.x, c.y - inner))
-                p.appendArc(center: c, rx: inner, ry: inner, from: -Double.pi / 2, to: end)
-                p.close()
-                return AlphaPlane(coverageOf: p, bounds: box)
-            }
-            leftHalf = half(to: -3 * Double.pi / 2)
-            rightHalf = half(to: Double.pi / 2)
-        }
-    }
-
-    private func drawFocusRing(on canvas: Canvas, clip: IntRect, colors: ResolvedColors) {
-        let s = layout.scale, k = layout.effectiveScale
-        let r: Rect, radius: Double
-        switch focus {
-        case .button:
-            r = layout.buttonPixelFrame.insetBy(dx: -3 * k, dy: -3 * k)
-            radius = r.height / 2
-        case .original, .vivid:
-            let t = layout.frame(of: focus), m = layout.metrics.trackFrame
-            r = Rect(x: t.minX * s + m.minX * k, y: t.minY * s + m.minY * k, width: m.width * k, height: m.height * k)
-                .insetBy(dx: -4 * k, dy: -4 * k)
-            radius = r.height / 2
-        }
-        guard !r.roundedOut.insetBy(dx: -4, dy: -4).intersection(clip).isEmpty else { return }
-        canvas.fill(Path.roundedRectStroke(r, radius: radius, lineWidth: max(2, 3 * k), alignment: .centered), .solid(colors[.focusRing]))
+        // The ambient loops start with the scene's first frame.
+        if ambientStart == nil { ambientStart = time }
+        return renderer.render(pageModel(at: time), present: present)
     }
 
     /// Tells the FPS overlay how long the last frame took (host-measured, milliseconds).
@@ -867,213 +520,14 @@ public final class KioskApp {
     }
 
     /// How many times the button's material backdrop was built (blurred and tinted).
-    public var materialBuilds: Int { material.builds }
+    public var materialBuilds: Int { renderer.materialBuilds }
     /// How many of those builds blurred (the rest were one colour, see `MaterialCache`).
-    public var materialBlurs: Int { material.blurredBuilds }
+    public var materialBlurs: Int { renderer.materialBlurs }
     /// How many times the background images were scaled to the page, and how many times the
     /// material's backdrop over them was blurred.
-    public var backgroundScalings: Int { preparedBackground.scalings }
-    public var backdropBlurs: Int { backdropMaterial.blurs }
+    public var backgroundScalings: Int { renderer.backgroundScalings }
+    public var backdropBlurs: Int { renderer.backdropBlurs }
 
     /// How many times each label was shaped (checks that shaping is not per frame).
     public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }
-}
-
-/// The button's backdrop: the page background behind the capsule, Gaussian-blurred and tinted,
-/// kept until the background, tint or size changes (not recomputed per frame).
-///
-/// What lies behind is one colour, so the blurred backdrop is that colour wherever the blur's
-/// reach stays inside the blurred box — in float arithmetic, only as far as rounding to 8 bits
-/// says so. The cache therefore remembers, per channel value and geometry, whether the blur of
-/// a plane of that value rounds back to the value at every pixel the capsule covers (one
-/// single-channel blur the first time a value is seen; for bright values the rectangle's
-/// extreme corners do not, but the capsule never covers them). When all four channels do, the
-/// backdrop is drawn as the one colour `tint over background`: inside the capsule the same
-/// bytes the full build gives (outside it the sprite is never read), without blurring.
-/// Otherwise, and when drawing from scratch, it is built in full. During a page cross-fade every
-/// frame has a new background, so this keeps the fade from blurring every frame once each
-/// colour level has been seen.
-struct MaterialCache {
-    private var key: (rect: IntRect, background: UInt32, tint: UInt32, sigma: Double)?
-    private var cached: Sprite?
-    private(set) var builds = 0
-    /// Builds that blurred (not derived from the uniform-value table).
-    private(set) var blurredBuilds = 0
-    /// Per channel value: 0 not known, 1 the blurred plane rounds back to it everywhere in the
-    /// rectangle, 2 it does not. Valid for `uniformGeometry`.
-    private var uniform = [UInt8](repeating: 0, count: 256)
-    private var uniformGeometry: (width: Int, height: Int, sigma: Double, margin: Int, capsule: Rect)?
-    /// Per row of the rectangle, the pixels the capsule covers (x ranges, rectangle coordinates).
-    private var covered: [[Range<Int>]] = []
-    private var plane: [Float] = []
-    private var scratch: [Float] = []
-
-    /// The backdrop for the capsule `capsule` (device pixels; drawn masked by
-    /// `Path.roundedRect(capsule, radius: capsule.height / 2)`), covering `capsule.roundedOut`.
-    mutating func sprite(for capsule: Rect, background: UInt32, tint: Color, sigma: Double,
-                         canvasPool: LayerPool, incremental: Bool) -> Sprite {
-        let rect = capsule.roundedOut
-        let tintKey = tint.premultiplied8.packed
-        if incremental, let k = key, let s = cached, k.rect == rect, k.background == background, k.tint == tintKey, k.sigma == sigma {
-            return s
-        }
-        builds += 1
-        // Backdrop with a margin so the blur has real neighbours at the capsule's edge.
-        let margin = Int((sigma * 3).rounded(.up))
-        let box = rect.insetBy(dx: -margin, dy: -margin)
-        let width = max(1, rect.width), height = max(1, rect.height)
-        let layerColor = background.color.premultiplied8.packed   // what the layer holds before the blur
-        let s: Sprite
-        if incremental, let c = uniformBackdrop(layerColor, box: box, capsule: capsule, sigma: sigma, margin: margin) {
-            // The blurred layer is `c` everywhere in the rectangle: tint it (src-over, as the fill does).
-            let out = cached.map { $0.pixmap.width == width && $0.pixmap.height == height ? $0.pixmap : nil } ?? nil
-            let pix = out ?? Pixmap(width: width, height: height)
-            pix.fill(pix.bounds, with: Blend.over(tintKey, c))
-            s = Sprite(pixmap: pix, origin: (rect.x, rect.y))
-        } else {
-            blurredBuilds += 1
-            s = Sprite(pixmap: Self.blurredBackdrop(layerColor, box: box, margin: margin, width: width, height: height,
-                                                    tint: tint, sigma: sigma, scratch: &scratch),
-                       origin: (rect.x, rect.y))
-        }
-        key = (rect, background, tintKey, sigma)
-        cached = s
-        return s
-    }
-
-    /// The backdrop blurred for real: a layer of `layerColor` covering `box`, blurred (all
-    /// channels, `Canvas.applyBlur`'s blur), tinted (src-over, as `Canvas.fill` draws), and its
-    /// `width`×`height` pixels `margin` in. Only those rows are blurred and only those pixels
-    /// tinted: the blur reads the whole layer and writes each row as blurring all of it does.
-    static func blurredBackdrop(_ layerColor: UInt32, box: IntRect, margin: Int, width: Int, height: Int, tint: Color,
-                                sigma: Double, scratch: inout [Float]) -> Pixmap {
-        let layer = Pixmap(width: max(1, box.width), height: max(1, box.height))
-        layer.fill(layer.bounds, with: layerColor)
-        Canvas.blurChannels(layer, sigma: sigma, rows: margin..<(margin + height), scratch: &scratch)
-        let out = Pixmap(width: width, height: height)
-        out.copyRegion(from: layer, sourceX: margin, sourceY: margin)
-        Canvas(out).fill(deviceRect: out.bounds, tint)
-        return out
-    }
-
-    /// The blurred layer's colour inside `rect` when the layer is `color` everywhere and every
-    /// channel's blurred plane rounds back to its value there (then colour ≤ alpha, as the
-    /// blur leaves it); nil when some channel does not, or the box is degenerate.
-    private mutating func uniformBackdrop(_ color: UInt32, box: IntRect, capsule: Rect, sigma: Double, margin: Int) -> UInt32? {
-        let w = box.width, h = box.height, rect = capsule.roundedOut
-        guard w > 0, h > 0, rect.width > 0, rect.height > 0, sigma > 0 else { return nil }
-        if let g = uniformGeometry, g.width == w, g.height == h, g.sigma == sigma, g.margin == margin, g.capsule == capsule {
-        } else {
-            uniformGeometry = (w, h, sigma, margin, capsule)
-            uniform = [UInt8](repeating: 0, count: 256)
-            // Where the capsule's coverage is not zero: the pixels the masked draw can change.
-            var rows = [[Range<Int>]](repeating: [], count: rect.height)
-            let rx = rect.x, ry = rect.y
-            Rasterizer().fill(Path.roundedRect(capsule, radius: capsule.height / 2), clip: rect) { y, x, n, cov in
-                var i = 0
-                while i < n {
-                    while i < n && cov[i] == 0 { i += 1 }
-                    let start = i
-                    while i < n && cov[i] != 0 { i += 1 }
-                    let lo: Int = x - rx + start, hi: Int = x - rx + i
-                    if hi > lo { rows[y - ry].append(lo..<hi) }
-                }
-            }
-            covered = rows
-            // Every channel value rounds back at once when a plane of ones blurs close enough
-            // to 1 (`everyValueRoundsBack`): one blur per geometry instead of one per new value
-            // (a page cross-fade meets up to three new values a frame).
-            if everyValueRoundsBack(width: w, height: h, sigma: sigma, margin: margin) {
-                for v in 1..<256 { uniform[v] = 1 }
-            }
-        }
-        for shift in [0, 8, 16, 24] as [UInt32] {
-            let v = Int((color >> shift) & 0xFF)
-            if v == 0 { continue }                      // zeros blur to zeros
-            if uniform[v] == 0 { uniform[v] = roundsBack(v, width: w, height: h, sigma: sigma, margin: margin) ? 1 : 2 }
-            if uniform[v] != 1 { return nil }
-        }
-        var c = PremultipliedRGBA8(packed: color)
-        c.r = min(c.r, c.a); c.g = min(c.g, c.a); c.b = min(c.b, c.a)
-        return c.packed
-    }
-
-    /// The blur is linear and its weights sum to 1 away from the plane's edges, so a plane of
-    /// value v blurs to v·m, where m is what a plane of ones blurs to. In float arithmetic each
-    /// of the two results is within a relative γ of the exact one, γ ≤ n·2⁻²⁴ for the n
-    /// multiply-adds behind an output value (block average, two passes of ≤ 29 taps, bilinear
-    /// reconstruction: n ≈ 100, γ ≈ 6·10⁻⁶). So |blur(v) − v| ≤ v·|m − 1| + 2·v·γ, and every
-    /// v ≤ 255 rounds back to itself where 255·(|m − 1| + 2γ) < 0.5. γ is taken as 10⁻⁴ (over
-    /// 1 600 operations' worth). Returns true when that holds at every covered pixel; false
-    /// sends each value to the exact check (`roundsBack`).
-    private mutating func everyValueRoundsBack(width w: Int, height h: Int, sigma: Double, margin: Int) -> Bool {
-        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
-        let covered = self.covered
-        let limit = 0.5 / 255 - 2 * 1e-4
-        return plane.withUnsafeMutableBufferPointer { pb in
-            let p = pb.baseAddress!
-            p.update(repeating: 1, count: w * h)
-            GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
-            for (y, runs) in covered.enumerated() {
-                let row = p + (y + margin) * w + margin
-                for run in runs {
-                    for x in run where abs(Double(row[x]) - 1) >= limit { return false }
-                }
-            }
-            return true
-        }
-    }
-
-    /// Whether every channel value 1…255 is known to round back for the current geometry (for tests).
-    var knowsEveryValueRoundsBack: Bool { uniform[1...].allSatisfy { $0 == 1 } }
-
-    /// Every value 1…255 checked with its own blur for the current geometry (for tests).
-    mutating func everyValueRoundsBackExactly() -> Bool {
-        guard let g = uniformGeometry else { return false }
-        return (1..<256).allSatisfy { roundsBack($0, width: g.width, height: g.height, sigma: g.sigma, margin: g.margin) }
-    }
-
-    /// Blurs a `width`×`height` plane of value `v` as `Canvas.applyBlur` blurs a channel and
-    /// checks that it rounds to `v` at every covered pixel (the rectangle sits `margin` in).
-    private mutating func roundsBack(_ v: Int, width w: Int, height h: Int, sigma: Double, margin: Int) -> Bool {
-        if plane.count < w * h { plane = [Float](repeating: 0, count: w * h) }
-        let covered = self.covered
-        return plane.withUnsafeMutableBufferPointer { pb in
-            let p = pb.baseAddress!
-            p.update(repeating: Float(v), count: w * h)
-            GaussianBlur.blur(p, width: w, height: h, sigma: sigma, scratch: &scratch)
-            for (y, runs) in covered.enumerated() {
-                let row = p + (y + margin) * w + margin
-                for run in runs {
-                    for x in run where Int(UInt32(clamp(Double(row[x]), 0, 255) + 0.5)) != v { return false }
-                }
-            }
-            return true
-        }
-    }
-}
-
-extension UInt32 {
-    /// A packed premultiplied pixel as a colour.
-    var color: Color {
-        let p = PremultipliedRGBA8(packed: self)
-        guard p.a > 0 else { return .clear }
-        let a = Double(p.a) / 255
-        return Color(r: Double(p.r) / 255 / a, g: Double(p.g) / 255 / a, b: Double(p.b) / 255 / a, a: a)
-    }
-}
-
-extension Pixmap {
-    /// Copies this pixmap's size worth of pixels from `src` starting at (sourceX, sourceY).
-    func copyRegion(from src: Pixmap, sourceX: Int, sourceY: Int) {
-        for y in 0..<height where sourceY + y < src.height {
-            for x in 0..<width where sourceX + x < src.width {
-                self.pixels[y * stride + x] = src.pixels[(sourceY + y) * src.stride + sourceX + x]
-            }
-        }
-    }
-}
-
-extension Rect {
-    func contains(_ p: Point) -> Bool { p.x >= minX && p.x < maxX && p.y >= minY && p.y < maxY }
 }

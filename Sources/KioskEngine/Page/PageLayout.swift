@@ -17,6 +17,16 @@ public struct LabelMetrics: Equatable, Sendable {
     public var originalWidth: Double
     public var vividWidth: Double
     public var buttonTextWidth: Double
+    /// The text size over the standard one (the desktop's text-scaling-factor): the labels'
+    /// widths above are measured at it, their line heights grow with it.
+    public var textScale: Double
+
+    public init(originalWidth: Double, vividWidth: Double, buttonTextWidth: Double, textScale: Double = 1) {
+        self.originalWidth = originalWidth
+        self.vividWidth = vividWidth
+        self.buttonTextWidth = buttonTextWidth
+        self.textScale = textScale
+    }
 
     /// Estimated English widths (what the page assumes without a typesetter).
     public static let estimate = LabelMetrics(originalWidth: 64, vividWidth: 38, buttonTextWidth: 142)
@@ -80,9 +90,11 @@ public struct PageLayout: Equatable, Sendable {
         self.toggleWidth = toggleWidth
         self.labels = labels
         let m = ToggleMetrics(width: toggleWidth)
-        let groupH = Self.headlineLineHeight + Self.groupSpacing + m.height
+        let headlineH = Self.headlineLineHeight * labels.textScale
+        let groupH = headlineH + Self.groupSpacing + m.height
         let buttonW = Self.buttonPadding.h * 2 + Self.iconSize + Self.iconSpacing + labels.buttonTextWidth
-        let buttonH = Self.buttonRowHeight + Self.buttonPadding.v * 2
+        // The row is as tall as the icon, or the callout's line when larger text needs more.
+        let buttonH = max(Self.buttonRowHeight, Self.calloutLineHeight * labels.textScale) + Self.buttonPadding.v * 2
         let groupW = max(toggleWidth, labels.originalWidth, labels.vividWidth)
         let column = (w: max(groupW, buttonW) + 2 * Self.padding,
                       h: 2 * groupH + 2 * Self.columnSpacing + buttonH + 2 * Self.padding)
@@ -119,17 +131,21 @@ public struct PageLayout: Equatable, Sendable {
         }
         func labelBox(_ i: Int, _ w: Double) -> Rect {
             let p = pt(groupX[i] + (toggleWidth - w) / 2, groupY[i])
-            return Rect(x: p.x, y: p.y, width: w * f, height: Self.headlineLineHeight * f)
+            return Rect(x: p.x, y: p.y, width: w * f, height: headlineH * f)
         }
         originalLabelBox = labelBox(0, labels.originalWidth)
         vividLabelBox = labelBox(1, labels.vividWidth)
-        toggleOrigin = device(pt(groupX[0], groupY[0] + Self.headlineLineHeight + Self.groupSpacing))
-        vividOrigin = device(pt(groupX[1], groupY[1] + Self.headlineLineHeight + Self.groupSpacing))
+        toggleOrigin = device(pt(groupX[0], groupY[0] + headlineH + Self.groupSpacing))
+        vividOrigin = device(pt(groupX[1], groupY[1] + headlineH + Self.groupSpacing))
         let bp = pt((innerW - buttonW) / 2, buttonY)
         buttonFrame = Rect(x: bp.x, y: bp.y, width: buttonW * f, height: buttonH * f)
     }
 
     public var metrics: ToggleMetrics { ToggleMetrics(width: toggleWidth) }
+
+    /// The headline's and the callout's line heights (points) at the layout's text size.
+    public var headlineLineHeight: Double { Self.headlineLineHeight * labels.textScale }
+    public var calloutLineHeight: Double { Self.calloutLineHeight * labels.textScale }
 
     /// A toggle's device origin.
     public func origin(of control: PageControl) -> (x: Int, y: Int) {

@@ -70,6 +70,8 @@ public struct PageStrings: Equatable, Sendable {
     public var sourceNames: [AppearanceSourceKind: String]
     /// The button's accessibility label.
     public var followSystemAppearance: String
+    /// The toggles' accessibility label ("Dark Mode"; each is named "Dark Mode (Original)").
+    public var darkMode: String
 
     /// The placeholder in `followingSystemVia`.
     public static let sourcePlaceholder = "{source}"
@@ -78,7 +80,7 @@ public struct PageStrings: Equatable, Sendable {
                 followingSystem: String = "Following System",
                 followingSystemVia: String = "Following System · {source}",
                 sourceNames: [AppearanceSourceKind: String] = PageStrings.englishSourceNames,
-                followSystemAppearance: String = "Follow System Appearance") {
+                followSystemAppearance: String = "Follow System Appearance", darkMode: String = "Dark Mode") {
         self.original = original
         self.vivid = vivid
         self.useSystemSetting = useSystemSetting
@@ -86,6 +88,7 @@ public struct PageStrings: Equatable, Sendable {
         self.followingSystemVia = followingSystemVia
         self.sourceNames = sourceNames
         self.followSystemAppearance = followSystemAppearance
+        self.darkMode = darkMode
     }
 
     public static let englishSourceNames: [AppearanceSourceKind: String] =

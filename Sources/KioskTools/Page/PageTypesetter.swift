@@ -56,7 +56,7 @@ extension PageStrings {
         self.init(original: t[.original], vivid: t[.vivid], useSystemSetting: t[.useSystemSetting],
                   followingSystem: t[.followingSystem], followingSystemVia: t[.followingSystemVia],
                   sourceNames: [.portal: t[.sourceDesktop], .lightSensor: t[.sourceLightSensor], .schedule: t[.sourceSchedule]],
-                  followSystemAppearance: t[.followSystemAppearanceLabel])
+                  followSystemAppearance: t[.followSystemAppearanceLabel], darkMode: t[.darkModeLabel])
     }
 }
 

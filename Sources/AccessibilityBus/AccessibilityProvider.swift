@@ -1,0 +1,581 @@
+import CSystemd
+import Glibc
+import KioskEngine
+import Synchronization
+
+/// Where the provider finds its buses and how it names itself.
+public struct AccessibilityProviderOptions: Sendable {
+    /// The session bus (nil: sd-bus's default, `DBUS_SESSION_BUS_ADDRESS`).
+    public var sessionBusAddress: String?
+    /// The accessibility bus (`AT_SPI_BUS_ADDRESS`); nil: asked of `org.a11y.Bus.GetAddress`.
+    public var accessibilityBusAddress: String?
+    public var toolkitName: String
+    public var version: String
+    /// The page's language as a POSIX locale ("en_US", "zh_CN").
+    public var locale: String
+    /// How long one method call to the registry or the bus launcher may take.
+    public var callTimeoutSeconds: Double
+
+    public init(sessionBusAddress: String? = nil, accessibilityBusAddress: String? = nil, toolkitName: String = "DarkModeKiosk",
+                version: String = "1", locale: String = "en_US", callTimeoutSeconds: Double = 2) {
+        self.sessionBusAddress = sessionBusAddress
+        self.accessibilityBusAddress = accessibilityBusAddress
+        self.toolkitName = toolkitName
+        self.version = version
+        self.locale = locale
+        self.callTimeoutSeconds = callTimeoutSeconds
+    }
+}
+
+/// What a screen reader asks of the page, handed to the host on the provider's thread.
+public enum AccessibilityRequest: Equatable, Sendable {
+    /// `DoAction`: activate the control exactly as a tap does.
+    case activate(PageControl)
+    /// `GrabFocus`: move the keyboard focus (and its ring) to the control.
+    case focus(PageControl)
+    /// The provider became active: send a snapshot now (nothing needs sending while inactive).
+    case snapshotWanted
+}
+
+/// The page's AT-SPI2 tree on the accessibility bus, served from ONE helper thread that sleeps in
+/// `poll()` (as `AppearanceRunner` does), so a registry that answers slowly or vanishes never
+/// holds up a frame.
+///
+/// It joins while an accessibility bus exists and `org.a11y.Status.IsEnabled` is true on the
+/// session bus, both watched (a screen reader started or stopped later turns it on or off):
+/// connects to the bus (`AT_SPI_BUS_ADDRESS`, else `org.a11y.Bus.GetAddress`), serves the
+/// objects under `/org/a11y/atspi`, embeds its root in the registry's (`Socket.Embed`), and
+/// announces its frame (`Window:Activate`). The host hands it a snapshot of the page
+/// (`update`, cheap: a lock and a wake-up) whenever the page changed; the provider emits the
+/// events that turn the old tree into the new one. It leaves (`Socket.Unembed`, connection
+/// closed) when IsEnabled turns false and at `stop()`.
+public final class AccessibilityProvider: Sendable {
+    public let options: AccessibilityProviderOptions
+    private let onRequest: @Sendable (AccessibilityRequest) -> Void
+    private let log: @Sendable (String, Bool) -> Void
+    private let shared = Mutex(Shared())
+    private let wakeFD: Int32
+
+    struct Shared: Sendable {
+        var snapshot: AccessibleSnapshot?
+        /// An accessibility bus exists: the host's snapshots are wanted.
+        var wanted = false
+        var active = false
+        var stopping = false
+        var started = false
+        var thread: pthread_t?
+        var threadID: Int32 = 0
+    }
+
+    /// `log` gets the lines worth a journal entry (joining, leaving, failures), each with
+    /// whether it is only a debug line (a missing accessibility bus: one line, once).
+    public init(options: AccessibilityProviderOptions, log: @escaping @Sendable (_ line: String, _ debug: Bool) -> Void,
+                onRequest: @escaping @Sendable (AccessibilityRequest) -> Void) {
+        self.options = options
+        self.log = log
+        self.onRequest = onRequest
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+    }
+
+    deinit { if wakeFD >= 0 { close(wakeFD) } }
+
+    /// True while registered with the registry.
+    public var isActive: Bool { shared.withLock { $0.active } }
+    /// True while an accessibility bus exists (the host sends snapshots only then: with none,
+    /// nothing of this runs on the frame path).
+    public var wantsSnapshots: Bool { shared.withLock { $0.wanted } }
+    /// The thread's kernel id, 0 before it runs (for CPU checks).
+    public var threadID: Int32 { shared.withLock { $0.threadID } }
+
+    /// The page as it is now; the provider's thread sends what changed. Any thread.
+    public func update(_ snapshot: AccessibleSnapshot) {
+        let changed = shared.withLock { s -> Bool in
+            guard s.snapshot != snapshot else { return false }
+            s.snapshot = snapshot
+            return s.wanted
+        }
+        if changed { wake() }
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    @discardableResult
+    public func start() -> Bool {
+        guard wakeFD >= 0 else { return false }
+        let ok = shared.withLock { s -> Bool in
+            if s.started { return false }
+            s.started = true
+            return true
+        }
+        guard ok else { return false }
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let r = pthread_create(&thread, nil, { ctx in
+            let p = Unmanaged<AccessibilityProvider>.fromOpaque(ctx!).takeRetainedValue()
+            p.threadMain()
+            return nil
+        }, context)
+        if r != 0 {
+            Unmanaged<AccessibilityProvider>.fromOpaque(context).release()
+            shared.withLock { $0.started = false }
+            return false
+        }
+        shared.withLock { $0.thread = thread }
+        return true
+    }
+
+    /// Leaves the registry, closes the buses and joins the thread. Safe to call twice.
+    public func stop() {
+        let thread = shared.withLock { s -> pthread_t? in
+            s.stopping = true
+            let t = s.thread
+            s.thread = nil
+            return t
+        }
+        wake()
+        if let thread { pthread_join(thread, nil) }
+    }
+
+    static func monotonicUSec() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
+    }
+
+    // MARK: - The thread
+
+    private func threadMain() {
+        shared.withLock { $0.threadID = csystemd_gettid() }
+        let session = Session(provider: self)
+        session.run()
+        shared.withLock { $0.active = false; $0.wanted = false }
+    }
+
+    /// The thread's state: the buses, the tree as last announced.
+    private final class Session {
+        let provider: AccessibilityProvider
+        let timeout: UInt64
+        var sessionBus: WireBus?
+        var a11y: WireBus?
+        var enabled = false
+        var launcherPresent = false {
+            didSet {
+                guard launcherPresent != oldValue else { return }
+                provider.shared.withLock { $0.wanted = launcherPresent }
+                if launcherPresent { provider.onRequest(.snapshotWanted) }
+            }
+        }
+        var needsEmbed = false
+        var tree: AccessibleTree?
+        var desktop: (bus: String, path: String) = ("", Atspi.nullPath)
+        /// The registry's unique name when it took the page (its reply's sender): a registry
+        /// that starts again under another name is embedded in again, the one that started
+        /// because of our own `Embed` is not.
+        var registryOwner = ""
+        var appID: Int32 = 0
+        var saidNoBus = false
+
+        init(provider: AccessibilityProvider) {
+            self.provider = provider
+            timeout = UInt64(max(0.01, provider.options.callTimeoutSeconds) * 1e6)
+        }
+
+        var options: AccessibilityProviderOptions { provider.options }
+        func log(_ s: String, debug: Bool = false) { provider.log("accessibility: " + s, debug) }
+
+        func run() {
+            switch WireBus.open(address: options.sessionBusAddress) {
+            case .success(let b): sessionBus = b
+            case .failure(let e):
+                log("\(e.message); screen readers cannot see the page", debug: true)
+                return
+            }
+            guard let session = sessionBus else { return }
+            _ = session.addMatch("type='signal',sender='\(Atspi.busName)',path='\(Atspi.busPath)',interface='\(Atspi.properties)',member='PropertiesChanged'") { [unowned self] m in
+                if let on = Self.isEnabled(inPropertiesChanged: m) { self.enabled = on }
+            }
+            _ = session.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.busName)'") { [unowned self] m in
+                let r = WireReader(raw: m)
+                _ = r.string(); _ = r.string()
+                let owner = r.string() ?? ""
+                if owner.isEmpty { self.enabled = false; self.launcherPresent = false } else { self.queryEnabled() }
+            }
+            queryEnabled()
+
+            var fds: [pollfd] = []
+            while true {
+                if enabled && a11y == nil && provider.shared.withLock({ $0.snapshot != nil }) { join() }
+                if !enabled && a11y != nil { leave(reason: "screen reader support was switched off") }
+                if needsEmbed, let bus = a11y { embed(bus) }
+                sendChanges()
+
+                let nowUS = AccessibilityProvider.monotonicUSec()
+                var deadline: UInt64? = nil
+                for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec] { if let d { deadline = min(deadline ?? d, d) } }
+                let timeoutMS: Int32 = deadline.map { d in d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000)) } ?? -1
+                fds.removeAll(keepingCapacity: true)
+                fds.append(pollfd(fd: provider.wakeFD, events: Int16(POLLIN), revents: 0))
+                if let b = sessionBus { fds.append(pollfd(fd: b.fd, events: b.events, revents: 0)) }
+                if let b = a11y { fds.append(pollfd(fd: b.fd, events: b.events, revents: 0)) }
+                let r = poll(&fds, nfds_t(fds.count), timeoutMS)
+                if r < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno))); stopping"); break }
+                if fds[0].revents != 0 {
+                    var v: UInt64 = 0
+                    _ = read(provider.wakeFD, &v, 8)
+                }
+                if provider.shared.withLock({ $0.stopping }) { break }
+                if let b = sessionBus, let e = b.processAll() {
+                    log("the session bus went away (\(e.message))")
+                    b.close(); sessionBus = nil; enabled = false
+                }
+                if let b = a11y, let e = b.processAll() {
+                    log("the accessibility bus went away (\(e.message))")
+                    b.close(); a11y = nil; tree = nil
+                    provider.shared.withLock { $0.active = false }
+                    // Joined again when the launcher says the bus is back.
+                    enabled = false
+                }
+            }
+            if a11y != nil { leave(reason: nil) }
+            sessionBus?.close()
+        }
+
+        /// Reads `org.a11y.Status.IsEnabled`; no launcher means no accessibility bus (said once).
+        func queryEnabled() {
+            guard let session = sessionBus else { return }
+            let r = session.call(Atspi.busName, Atspi.busPath, Atspi.properties, "Get", timeoutUSec: timeout, autoStart: false,
+                                 args: { $0.string(Atspi.statusInterface); $0.string("IsEnabled") },
+                                 read: { $0.variant("b") { $0.bool() } })
+            switch r {
+            case .success(let on):
+                launcherPresent = true
+                enabled = on
+            case .failure(let e):
+                enabled = false
+                launcherPresent = false
+                if !saidNoBus {
+                    saidNoBus = true
+                    log(e.isNoOwner ? "no accessibility bus (\(Atspi.busName)) on the session bus; screen readers cannot see the page"
+                                    : "cannot read \(Atspi.statusInterface).IsEnabled: \(e)", debug: true)
+                }
+            }
+        }
+
+        /// The `IsEnabled` value in a `PropertiesChanged(s, a{sv}, as)` of `org.a11y.Status`.
+        static func isEnabled(inPropertiesChanged m: OpaquePointer) -> Bool? {
+            let r = WireReader(raw: m)
+            guard r.string() == Atspi.statusInterface else { return nil }
+            guard sd_bus_message_enter_container(m, CChar(UInt8(ascii: "a")), "{sv}") > 0 else { return nil }
+            defer { _ = sd_bus_message_exit_container(m) }
+            var found: Bool?
+            while sd_bus_message_enter_container(m, CChar(UInt8(ascii: "e")), "sv") > 0 {
+                if r.string() == "IsEnabled" { found = r.variant("b") { $0.bool() } } else { _ = sd_bus_message_skip(m, "v") }
+                _ = sd_bus_message_exit_container(m)
+            }
+            return found
+        }
+
+        func join() {
+            var address = options.accessibilityBusAddress
+            if address == nil, let session = sessionBus {
+                switch session.call(Atspi.busName, Atspi.busPath, Atspi.busInterface, "GetAddress", timeoutUSec: timeout,
+                                    autoStart: false, read: { $0.string() }) {
+                case .success(let a): address = a
+                case .failure(let e):
+                    log("cannot get the accessibility bus's address: \(e)")
+                    enabled = false
+                    return
+                }
+            }
+            guard let address, !address.isEmpty else { enabled = false; return }
+            let bus: WireBus
+            switch WireBus.open(address: address) {
+            case .success(let b): bus = b
+            case .failure(let e): log(e.message); enabled = false; return
+            }
+            if let e = bus.addObjects(under: "/org/a11y/atspi", { [unowned self] m in self.handle(m) }) {
+                log("cannot serve the tree: \(e)"); bus.close(); enabled = false; return
+            }
+            _ = bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.registryName)'") { [unowned self] m in
+                let r = WireReader(raw: m)
+                _ = r.string(); _ = r.string()
+                if let owner = r.string(), !owner.isEmpty, owner != self.registryOwner { self.needsEmbed = true }
+            }
+            a11y = bus
+            tree = provider.shared.withLock { $0.snapshot }.map(AccessibleTree.init)
+            provider.shared.withLock { $0.active = true }
+            embed(bus)
+        }
+
+        func embed(_ bus: WireBus) {
+            needsEmbed = false
+            let me = bus.uniqueName
+            switch bus.call(Atspi.registryName, Atspi.rootPath, Atspi.socket, "Embed", timeoutUSec: timeout,
+                            args: { $0.reference(me, Atspi.rootPath) },
+                            read: { r in r.reference().map { ($0, sd_bus_message_get_sender(r.raw).map { String(cString: $0) } ?? "") } }) {
+            case .success(let (parent, sender)):
+                desktop = parent
+                registryOwner = sender
+                needsEmbed = false
+                log("registered with the AT-SPI registry as \(me)")
+                if let tree { activate(tree) }
+            case .failure(let e):
+                // The registry may start later: its NameOwnerChanged embeds again.
+                log("the AT-SPI registry did not take the page (\(e)); waiting for it")
+            }
+        }
+
+        /// The frame is the active window (a kiosk has no window manager to say so).
+        func activate(_ tree: AccessibleTree) {
+            a11y?.signal(AccessibleTree.path(AccessibleTree.frame), Atspi.windowEvent, "Activate") { w in
+                w.string(""); w.int32(0); w.int32(0)
+                w.container("v", "s") { $0.string(tree.snapshot.title) }
+                w.container("a", "{sv}") { _ in }
+            }
+        }
+
+        func leave(reason: String?) {
+            guard let bus = a11y else { return }
+            let me = bus.uniqueName
+            _ = bus.call(Atspi.registryName, Atspi.rootPath, Atspi.socket, "Unembed", timeoutUSec: min(timeout, 500_000),
+                         args: { $0.reference(me, Atspi.rootPath) }, read: { _ in () })
+            bus.close()
+            a11y = nil
+            tree = nil
+            provider.shared.withLock { $0.active = false }
+            log("left the AT-SPI registry" + (reason.map { ": \($0)" } ?? ""))
+        }
+
+        /// Emits what changed since the tree last announced.
+        func sendChanges() {
+            guard let bus = a11y, let snapshot = provider.shared.withLock({ $0.snapshot }) else { return }
+            let next = AccessibleTree(snapshot)
+            guard let old = tree else {
+                tree = next
+                if !needsEmbed, desktop.path != Atspi.nullPath { activate(next) }
+                return
+            }
+            guard old != next else { return }
+            tree = next
+            for e in next.events(from: old) {
+                switch e {
+                case .state(let node, let state, let on):
+                    bus.signal(AccessibleTree.path(node), Atspi.objectEvent, "StateChanged") { w in
+                        w.string(state.eventName); w.int32(on ? 1 : 0); w.int32(0)
+                        w.container("v", "i") { $0.int32(0) }
+                        w.container("a", "{sv}") { _ in }
+                    }
+                case .name(let node, let name):
+                    bus.signal(AccessibleTree.path(node), Atspi.objectEvent, "PropertyChange") { w in
+                        w.string("accessible-name"); w.int32(0); w.int32(0)
+                        w.container("v", "s") { $0.string(name) }
+                        w.container("a", "{sv}") { _ in }
+                    }
+                }
+            }
+        }
+
+        // MARK: Method calls
+
+        func handle(_ m: OpaquePointer) -> Bool {
+            guard let bus = a11y else { return false }
+            let path = sd_bus_message_get_path(m).map { String(cString: $0) } ?? ""
+            let iface = sd_bus_message_get_interface(m).map { String(cString: $0) } ?? ""
+            let member = sd_bus_message_get_member(m).map { String(cString: $0) } ?? ""
+            if path == Atspi.cachePath {
+                guard iface == Atspi.cache, member == "GetItems" else { return false }
+                return bus.reply(to: m) { $0.container("a", "((so)(so)(so)iiassusau)") { _ in } }
+            }
+            guard let tree, let id = tree.node(at: path) else { return false }
+            let r = WireReader(raw: m)
+            switch iface {
+            case Atspi.properties: return properties(bus, m, r, tree, id, member)
+            case Atspi.accessible: return accessible(bus, m, r, tree, id, member)
+            case Atspi.application where id == AccessibleTree.application:
+                guard member == "GetLocale" else { return false }
+                return bus.reply(to: m) { $0.string(options.locale) }
+            case Atspi.component where tree.nodes[id].rect != nil: return component(bus, m, r, tree, id, member)
+            case Atspi.action where tree.nodes[id].action != nil: return action(bus, m, r, tree, id, member)
+            default: return false
+            }
+        }
+
+        func interfaces(_ tree: AccessibleTree, _ id: Int) -> [String] {
+            var out = [Atspi.accessible]
+            if id == AccessibleTree.application { out.append(Atspi.application) }
+            if tree.nodes[id].rect != nil { out.append(Atspi.component) }
+            if tree.nodes[id].action != nil { out.append(Atspi.action) }
+            return out
+        }
+
+        func ref(_ id: Int?, _ bus: WireBus) -> (String, String) {
+            guard let id else { return ("", Atspi.nullPath) }
+            return (bus.uniqueName, AccessibleTree.path(id))
+        }
+
+        /// Writes property `name` of `iface` as a variant; false when there is none.
+        func property(_ w: inout WireWriter, _ bus: WireBus, _ tree: AccessibleTree, _ id: Int, _ iface: String, _ name: String) -> Bool {
+            let n = tree.nodes[id]
+            switch (iface, name) {
+            case (Atspi.accessible, "Name"): w.container("v", "s") { $0.string(n.name) }
+            case (Atspi.accessible, "Description"), (Atspi.accessible, "HelpText"): w.container("v", "s") { $0.string("") }
+            case (Atspi.accessible, "Parent"):
+                let p = n.parent.map { ref($0, bus) } ?? desktop
+                w.container("v", "(so)") { $0.reference(p.0, p.1) }
+            case (Atspi.accessible, "ChildCount"): w.container("v", "i") { $0.int32(Int32(n.children.count)) }
+            case (Atspi.accessible, "Locale"): w.container("v", "s") { $0.string(options.locale) }
+            case (Atspi.accessible, "AccessibleId"): w.container("v", "s") { $0.string(n.control?.rawValue ?? (id == 1 ? "page" : "")) }
+            case (Atspi.application, "ToolkitName") where id == AccessibleTree.application: w.container("v", "s") { $0.string(options.toolkitName) }
+            case (Atspi.application, "Version") where id == AccessibleTree.application: w.container("v", "s") { $0.string(options.version) }
+            case (Atspi.application, "AtspiVersion") where id == AccessibleTree.application: w.container("v", "s") { $0.string("2.1") }
+            case (Atspi.application, "Id") where id == AccessibleTree.application: w.container("v", "i") { $0.int32(appID) }
+            case (Atspi.action, "NActions") where n.action != nil: w.container("v", "i") { $0.int32(1) }
+            default: return false
+            }
+            return true
+        }
+
+        static let propertyNames: [String: [String]] = [
+            Atspi.accessible: ["Name", "Description", "Parent", "ChildCount", "Locale", "AccessibleId", "HelpText"],
+            Atspi.application: ["ToolkitName", "Version", "AtspiVersion", "Id"],
+            Atspi.action: ["NActions"],
+        ]
+
+        func properties(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+            guard let iface = r.string() else { return false }
+            switch member {
+            case "Get":
+                guard let name = r.string() else { return false }
+                if bus.replyIf(to: m, { property(&$0, bus, tree, id, iface, name) }) { return true }
+                return bus.replyError(to: m, "org.freedesktop.DBus.Error.UnknownProperty", "\(iface).\(name)")
+            case "GetAll":
+                return bus.reply(to: m) { w in
+                    w.container("a", "{sv}") { w in
+                        for name in Self.propertyNames[iface] ?? [] {
+                            w.container("e", "sv") { e in
+                                e.string(name)
+                                if !property(&e, bus, tree, id, iface, name) { e.container("v", "s") { $0.string("") } }
+                            }
+                        }
+                    }
+                }
+            case "Set":
+                guard iface == Atspi.application, id == AccessibleTree.application, r.string() == "Id",
+                      let v = r.variant("i", { $0.int32() }) else {
+                    return bus.replyError(to: m, "org.freedesktop.DBus.Error.PropertyReadOnly", "read-only")
+                }
+                appID = v
+                return bus.reply(to: m) { _ in }
+            default: return false
+            }
+        }
+
+        func accessible(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+            let n = tree.nodes[id]
+            switch member {
+            case "GetChildAtIndex":
+                let i = Int(r.int32() ?? -1)
+                let c = n.children.indices.contains(i) ? n.children[i] : nil
+                let p = ref(c, bus)
+                return bus.reply(to: m) { $0.reference(p.0, p.1) }
+            case "GetChildren":
+                return bus.reply(to: m) { w in
+                    w.container("a", "(so)") { w in for c in n.children { let p = ref(c, bus); w.reference(p.0, p.1) } }
+                }
+            case "GetIndexInParent":
+                let i = n.parent.flatMap { tree.nodes[$0].children.firstIndex(of: id) } ?? -1
+                return bus.reply(to: m) { $0.int32(Int32(i)) }
+            case "GetRelationSet": return bus.reply(to: m) { $0.container("a", "(ua(so))") { _ in } }
+            case "GetRole": return bus.reply(to: m) { $0.uint32(n.role.rawValue) }
+            case "GetRoleName", "GetLocalizedRoleName": return bus.reply(to: m) { $0.string(n.role.name) }
+            case "GetState":
+                return bus.reply(to: m) { w in w.container("a", "u") { w in for v in Atspi.words(n.states) { w.uint32(v) } } }
+            case "GetAttributes":
+                return bus.reply(to: m) { w in
+                    w.container("a", "{ss}") { w in
+                        w.container("e", "ss") { $0.string("toolkit"); $0.string(options.toolkitName) }
+                    }
+                }
+            case "GetApplication":
+                let p = ref(AccessibleTree.application, bus)
+                return bus.reply(to: m) { $0.reference(p.0, p.1) }
+            case "GetInterfaces":
+                let list = interfaces(tree, id)
+                return bus.reply(to: m) { w in w.container("a", "s") { w in for s in list { w.string(s) } } }
+            default: return false
+            }
+        }
+
+        /// A rectangle in the coordinates `type` asks for (screen, window, or the parent's).
+        func rect(_ tree: AccessibleTree, _ id: Int, _ type: UInt32) -> ScreenRect {
+            var r = tree.nodes[id].rect ?? ScreenRect(x: 0, y: 0, width: 0, height: 0)
+            if type != Atspi.Coordinates.screen.rawValue {
+                let w = tree.snapshot.window
+                r.x -= w.x
+                r.y -= w.y
+            }
+            return r
+        }
+
+        func component(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+            func screenPoint() -> (Int32, Int32)? {
+                guard let x = r.int32(), let y = r.int32(), let t = r.uint32() else { return nil }
+                if t == Atspi.Coordinates.screen.rawValue { return (x, y) }
+                return (x + tree.snapshot.window.x, y + tree.snapshot.window.y)
+            }
+            switch member {
+            case "GetExtents":
+                let e = rect(tree, id, r.uint32() ?? 0)
+                return bus.reply(to: m) { w in w.container("r", "iiii") { $0.int32(e.x); $0.int32(e.y); $0.int32(e.width); $0.int32(e.height) } }
+            case "GetPosition":
+                let e = rect(tree, id, r.uint32() ?? 0)
+                return bus.reply(to: m) { $0.int32(e.x); $0.int32(e.y) }
+            case "GetSize":
+                let e = rect(tree, id, 0)
+                return bus.reply(to: m) { $0.int32(e.width); $0.int32(e.height) }
+            case "Contains":
+                guard let (x, y) = screenPoint() else { return false }
+                let inside = tree.nodes[id].rect?.contains(x: x, y: y) == true
+                return bus.reply(to: m) { $0.bool(inside) }
+            case "GetAccessibleAtPoint":
+                guard let (x, y) = screenPoint() else { return false }
+                let hit = tree.node(atX: x, y: y, in: id).flatMap { $0 == id ? nil : $0 }
+                let p = ref(hit, bus)
+                return bus.reply(to: m) { $0.reference(p.0, p.1) }
+            case "GetLayer":
+                // ATSPI_LAYER_WINDOW for the frame, ATSPI_LAYER_WIDGET for the controls.
+                return bus.reply(to: m) { $0.uint32(id == AccessibleTree.frame ? 7 : 3) }
+            case "GetMDIZOrder": return bus.reply(to: m) { $0.int16(0) }
+            case "GetAlpha": return bus.reply(to: m) { $0.double(1) }
+            case "GrabFocus":
+                guard let c = tree.nodes[id].control else { return bus.reply(to: m) { $0.bool(false) } }
+                provider.onRequest(.focus(c))
+                return bus.reply(to: m) { $0.bool(true) }
+            default: return false
+            }
+        }
+
+        func action(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+            let n = tree.nodes[id]
+            let name = n.action ?? ""
+            switch member {
+            case "GetActions":
+                return bus.reply(to: m) { w in
+                    w.container("a", "(sss)") { w in w.container("r", "sss") { $0.string(name); $0.string(""); $0.string("space") } }
+                }
+            case "GetName", "GetLocalizedName", "GetDescription", "GetKeyBinding":
+                let i = r.int32() ?? -1
+                let text = i != 0 ? "" : member == "GetDescription" ? "" : member == "GetKeyBinding" ? "space" : name
+                return bus.reply(to: m) { $0.string(text) }
+            case "DoAction":
+                guard r.int32() == 0, let c = n.control else { return bus.reply(to: m) { $0.bool(false) } }
+                provider.onRequest(.activate(c))
+                return bus.reply(to: m) { $0.bool(true) }
+            default: return false
+            }
+        }
+    }
+}
