@@ -76,7 +76,7 @@ func expectCleanStderr(_ o: ProcessOutcome, _ context: String, sourceLocation: S
         #expect(o.stderrLines.count == 1, "\(c.name): \(o.stderr)")
         let line = o.stderrLines.first ?? ""
         #expect(line.contains(prefs) && line.contains(c.phrase), "\(c.name): \(line)")
-        #expect(line.contains("starting in light mode"))
+        #expect(line.contains("following the system appearance (the default)"), "\(c.name): \(line)")
         // Kept aside, named in the message, never overwritten.
         let kept = folderEntries(dir.path).filter { $0.hasPrefix("preferences.json.bad-") }
         #expect(kept.count == 1, "\(c.name): \(folderEntries(dir.path))")

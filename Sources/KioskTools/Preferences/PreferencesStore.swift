@@ -122,7 +122,7 @@ public final class PreferencesStore {
         failureReported = false
         if let tooLong = Self.lengthProblem(path) {
             return PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem,
-                                         diagnostic: "preferences file \(Self.shortened(path)) cannot be used (\(tooLong)); starting in light mode")
+                                         diagnostic: "preferences file \(Self.shortened(path)) cannot be used (\(tooLong)); following the system appearance (the default)")
         }
         let dfd: Int32
         switch folder.resolve() {
@@ -139,7 +139,7 @@ public final class PreferencesStore {
         case .failed(let e):
             return problemResult("cannot be examined (\(FileIO.errorText(e)))")
         case .bad(let what):
-            var message = "preferences file \(path) \(what); starting in light mode"
+            var message = "preferences file \(path) \(what); following the system appearance (the default)"
             switch keepAside(dfd) {
             case .success(let kept):
                 message += "; the bad file was kept as \(kept)"
@@ -164,7 +164,7 @@ public final class PreferencesStore {
 
     private func problemResult(_ what: String) -> PreferencesLoadResult {
         PreferencesLoadResult(appearance: Self.defaultAppearance, source: .defaultAfterProblem,
-                              diagnostic: "preferences file \(path) \(what); starting in light mode")
+                              diagnostic: "preferences file \(path) \(what); following the system appearance (the default)")
     }
 
     /// `path` for messages: paths over 160 bytes show their first 80 and last 60 characters.
