@@ -100,6 +100,9 @@ public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
     case shm
     /// An SDL renderer with a streaming texture (`TexturePresenter`).
     case texture
+    /// KMS/DRM dumb buffers flipped on vblank, no GL (`DrmPresenter`). Chosen before SDL starts
+    /// (`DrmRules.route`: SDL then runs its invisible `evdev` driver), never from this order.
+    case drm
 
     /// The SDL (or Wayland) step named when this presenter cannot be made.
     public var step: String {
@@ -107,6 +110,7 @@ public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
         case .surface: return "SDL_GetWindowSurface"
         case .shm: return "wl_shm (Wayland shared-memory buffers)"
         case .texture: return "SDL_CreateRenderer"
+        case .drm: return "DRM dumb buffers"
         }
     }
 
