@@ -27,8 +27,10 @@ let cpuSettings: [SwiftSetting] = {
     #else
     let byDefault: String? = nil
     #endif
-    guard let cpu = Context.environment["DARKMODE_KIOSK_CPU"] ?? byDefault, !cpu.isEmpty else { return [] }
-    return [.unsafeFlags(["-target-cpu", cpu])]
+    let asked = Context.environment["DARKMODE_KIOSK_CPU"].flatMap { $0.isEmpty ? nil : $0 }
+    guard let cpu = asked ?? byDefault else { return [] }
+    // BuildCPUTests checks that a default build asks for nothing beyond the baseline.
+    return [.unsafeFlags(["-target-cpu", cpu])] + (asked == nil ? [.define("DARKMODE_KIOSK_BASELINE_CPU")] : [])
 }()
 
 let package = Package(
@@ -51,6 +53,8 @@ let package = Package(
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
         .systemLibrary(name: "CStreamingStore"),
+        // The virtual terminal's KD mode (ioctl, which Swift cannot call; a header only).
+        .systemLibrary(name: "CConsole"),
 
         // The rasterizer, text on top of it, and the component.
         .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore"], swiftSettings: rasterSettings),
@@ -75,7 +79,7 @@ let package = Package(
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus"]),
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU"),
