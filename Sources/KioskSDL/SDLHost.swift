@@ -30,6 +30,12 @@ public enum SDLHost {
         if timing, !StartupTrace.isEnabled { StartupTrace.enable() }
         StartupTrace.mark("host")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
+        // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
+        if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
+           let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
+            Diagnostics.printError(problem)
+            return 1
+        }
         // Our own KMS/DRM presenter, when the display is a bare DRM card (before SDL, which
         // must then not open the card).
         let drmStart = DrmStart.begin()
@@ -39,12 +45,6 @@ public enum SDLHost {
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
         // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
         // test). Hide it while SDL starts; the notifier reads it afresh for each message.
-        // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
-        if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
-           let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
-            Diagnostics.printError(problem)
-            return 1
-        }
         let notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
         if notifySocket != nil { unsetenv("NOTIFY_SOCKET") }
         let initialised = SDL_Init(SDL_INIT_VIDEO) == 0
@@ -72,7 +72,7 @@ public enum SDLHost {
         }
         // Straight on KMS/DRM the text console shares the screen: its VT goes to graphics mode
         // (no cursor, no kernel messages over the page) until the kiosk ends, crash included.
-        if driver.lowercased() == "kmsdrm", let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {
+        if driver.lowercased() == "kmsdrm" || drm != nil, let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {
             Diagnostics.printError(line, priority: .warning)
         }
         let clock = HostClock()
