@@ -182,17 +182,19 @@ class Agent:
         # The guest may not be listening yet: ping until it answers.
         while True:
             try:
-                self.call("ping", timeout=min(2, max(0.1, deadline - time.monotonic())))
+                self.call("ping", within=min(2, max(0.1, deadline - time.monotonic())))
                 return
             except TimeoutError:
                 if time.monotonic() >= deadline:
                     raise VMError("the guest agent did not answer") from None
 
-    def call(self, op, timeout=60, **request):
+    def call(self, op, within=60, **request):
+        """One request; `within` bounds the wait for its answer (s). The request's own fields
+        (e.g. a guest-side `timeout`) go in **request."""
         self.next_id += 1
         my = self.next_id
         self.line.send(dict(op=op, id=my, **request))
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + within
         while True:
             answer = self.line.receive(deadline)
             if answer.get("id") != my:
@@ -320,6 +322,10 @@ class VM:
         started = time.monotonic()
         self.qemu = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(os.path.join(self.work, "qemu.log"), "wb"),
                                      stderr=subprocess.STDOUT)
+        # For a caller's trap that must not leave QEMU behind whatever happens to this process.
+        if os.environ.get("DMK_VM_PIDFILE"):
+            with open(os.environ["DMK_VM_PIDFILE"], "a") as f:
+                f.write(f"{self.qemu.pid}\n")
         deadline = started + self.boot_timeout
         self.qmp = QMP(qmp, started + 30)
         root = self.wait_serial(b"initramfs: root mounted", deadline)
@@ -363,7 +369,7 @@ class VM:
     def close(self):
         if self.agent:
             try:
-                self.agent.call("quit", timeout=5)
+                self.agent.call("quit", within=5)
             except Exception:
                 pass
         if self.qemu and self.qemu.poll() is None:
