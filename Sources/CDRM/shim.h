@@ -99,6 +99,17 @@ static inline int cdrm_vt_set_mode(int tty, int process, int release, int acquir
     return ioctl(tty, VT_SETMODE, &m) == 0 ? 0 : -errno;
 }
 
+/* A pipe with both ends close-on-exec and non-blocking (pipe2 is a GNU extension Swift's
+   Glibc module does not show). 0 or -errno. */
+static inline int cdrm_pipe(int fds[2]) {
+    if (pipe(fds) != 0) return -errno;
+    for (int i = 0; i < 2; i++) {
+        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+        fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+    }
+    return 0;
+}
+
 /* VT_RELDISP: 1 allows a switch away, VT_ACKACQ acknowledges one back. */
 static inline int cdrm_vt_release(int tty, int how) { return ioctl(tty, VT_RELDISP, how) == 0 ? 0 : -errno; }
 #endif

@@ -84,7 +84,7 @@ final class FrameLoop {
                 pacer.reset()
                 lastPresentStart = nil
                 let timeout = service.idleTimeout(now: clock.now())
-                if SDL_WaitEventTimeout(&event, timeout) == 1 {
+                if waitForEvent(&event, timeout: timeout) == 1 {
                     wokeAt = clock.now()
                     handle(event, app)
                 } else if timeout < 0 {
@@ -97,6 +97,7 @@ final class FrameLoop {
                 wokeAt = clock.now()
             }
             while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
+            if window.serviceVTSwitch() { screen.needsFullUpload = true }
             service.pingIfDue(now: clock.now())
             if exit != nil { break }
             if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
@@ -108,6 +109,16 @@ final class FrameLoop {
         }
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
+    }
+
+    /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.vtSwitch.map { [$0.fd] } ?? [])
+
+    /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
+    /// `timeout` in ms, -1 for none; 1 with an event, else 0.
+    private func waitForEvent(_ event: inout SDL_Event, timeout: Int32) -> Int32 {
+        guard let idleWait else { return SDL_WaitEventTimeout(&event, timeout) }
+        return idleWait.wait(&event, timeout: timeout)
     }
 
     // MARK: Frames

@@ -13,6 +13,8 @@ final class KioskWindow {
     let options: HostOptions
     /// The DRM card our own presenter drives (nil: SDL's display).
     let drm: DrmDevice?
+    /// VT switches handed over by us (card opened directly on a VT; nil otherwise).
+    private(set) var vtSwitch: VTSwitch?
     private(set) var displayDPI: Double?
     private(set) var refreshRate: Double
 
@@ -80,6 +82,9 @@ final class KioskWindow {
         StartupTrace.mark("presenter")
         self.window = window
         presenter = made
+        if let drm, drm.access != "from logind", VirtualConsole.state.pointee.fd >= 0 {
+            vtSwitch = VTSwitch(tty: VirtualConsole.state.pointee.fd)
+        }
         if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
         refreshRate = 60
         readDisplay()
@@ -108,8 +113,16 @@ final class KioskWindow {
         return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
     }
 
+    /// Handles VT switches asked for (`VTSwitch`); true when the display came back (the whole
+    /// page must be sent).
+    func serviceVTSwitch() -> Bool {
+        guard let vtSwitch, let drm = presenter as? DrmPresenter else { return false }
+        return vtSwitch.service(release: { drm.suspend() }, acquire: { _ = drm.resume() })
+    }
+
     deinit {
         presenter.close()
+        vtSwitch?.close()
         SDL_DestroyWindow(window)
     }
 
