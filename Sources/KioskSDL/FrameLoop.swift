@@ -87,7 +87,8 @@ final class FrameLoop {
                 if waitForEvent(&event, timeout: timeout) == 1 {
                     wokeAt = clock.now()
                     handle(event, app)
-                } else if timeout < 0 {
+                } else if timeout < 0, idleWait == nil {
+                    // (`IdleWait` returns early for a VT switch request, handled below.)
                     exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
                     break
                 }

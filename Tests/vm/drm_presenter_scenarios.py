@@ -80,9 +80,9 @@ def _measure(run, env, seconds):
     refresh period ms, presenter)."""
     run.save_prefs("light")
     run.start(env=env, expect=run.kiosk.light)
-    out = run.vm.agent.call("sh", cmd="pid=$(pidof darkmode-kiosk); getconf CLK_TCK; sleep 2; "
-                                      "awk '{print $14+$15}' /proc/$pid/stat; sleep %d; "
-                                      "awk '{print $14+$15}' /proc/$pid/stat" % seconds, timeout=seconds + 60, within=seconds + 90)
+    ticks = "awk '{print $14+$15}' /proc/$pid/stat"
+    out = run.vm.agent.call("sh", cmd=f"pid=$(pidof {os.path.basename(run.kiosk.binary)}); getconf CLK_TCK; sleep 2; "
+                                      f"{ticks}; sleep {seconds}; {ticks}", timeout=seconds + 60, within=seconds + 90)
     check(out["rc"] == 0, f"counting the kiosk's CPU ticks failed: {out['err']}")
     hz, a, b = (int(v) for v in out["out"].split())
     run.stop()
@@ -116,20 +116,30 @@ def drm_cost_against_texture(run, seconds=None):
 
 
 def drm_idle(run):
-    """A still page (--reduce-motion) with our presenter costs at most 2 % of a core (the bound
-    Tests/e2e/wayland-cage.sh sets for the shm presenter): nothing polls the DRM fd."""
+    """A still page (--reduce-motion) with our presenter sleeps: over 5 s its threads wake at
+    most twice a second in all (`IdleWait` looks at SDL's queue once a second for hot-plug, plus
+    at most one wake-up of its event watch each time) — where SDL's evdev driver alone polls
+    every millisecond. Its CPU ticks are printed (under TCG on a busy host they are noisy: a
+    tick lands on whatever runs when the guest's late timer fires)."""
     run.save_prefs("light")
     run.start("--reduce-motion", expect=run.kiosk.light)
     check_ours(run)
     seconds = 5
-    out = run.vm.agent.call("sh", cmd="pid=$(pidof darkmode-kiosk); getconf CLK_TCK; sleep 2; "
-                                      "awk '{print $14+$15}' /proc/$pid/stat; sleep %d; "
-                                      "awk '{print $14+$15}' /proc/$pid/stat" % seconds, timeout=seconds + 60, within=seconds + 90)
-    check(out["rc"] == 0, f"counting the kiosk's CPU ticks failed: {out['err']}")
-    hz, a, b = (int(v) for v in out["out"].split())
+    sample = ("for t in /proc/$pid/task/*; do awk '{print $14+$15}' $t/stat; "
+              "awk '/^voluntary_ctxt_switches/ {print $2}' $t/status; done | paste -sd' '")
+    out = run.vm.agent.call("sh", cmd=f"pid=$(pidof {os.path.basename(run.kiosk.binary)}); getconf CLK_TCK; sleep 2; {sample}; "
+                                      f"sleep {seconds}; {sample}", timeout=seconds + 60, within=seconds + 90)
+    check(out["rc"] == 0, f"sampling the kiosk failed: {out['err']}")
+    lines = out["out"].split("\n")
+    hz = int(lines[0])
+    before, after = ([int(v) for v in line.split()] for line in lines[1:3])
+    check(len(before) == len(after), f"the kiosk's threads changed while idle: {lines}")
+    ticks = sum(after[0::2]) - sum(before[0::2])
+    wakeups = sum(after[1::2]) - sum(before[1::2])
     run.stop()
-    run.log(f"info: {run.vm.gpu} {run.name}: still page {b - a} ticks in {seconds} s ({100 * (b - a) / (hz * seconds):.1f} % of a core)")
-    check((b - a) * 50 <= hz * seconds, f"a still page used {b - a} CPU ticks in {seconds} s (limit {hz * seconds / 50:.0f}: 2 % of a core)")
+    run.log(f"info: {run.vm.gpu} {run.name}: still page over {seconds} s: {wakeups} wake-ups of its threads, "
+            f"{ticks} CPU ticks ({100 * ticks / (hz * seconds):.1f} % of a core)")
+    check(wakeups <= 2 * seconds, f"a still page woke its threads {wakeups} times in {seconds} s (limit {2 * seconds})")
 
 
 def drm_vt_switch(run):
