@@ -35,6 +35,7 @@ import Appearance
         c.page.background.light = "/l.png"
         c.page.background.dark = "/d.png"
         c.page.background.fit = .contain
+        c.input.calibration = CalibrationMatrix(0, 1, 0, -1, 0, 1)
         c.appearance = AppearanceConfig(systemSources: [.schedule], lightSensor: LightSensorSettings(darkBelowLux: 1, lightAboveLux: 2, holdSeconds: 3),
                                         schedule: .fixed(darkFrom: WallClock(hour: 1, minute: 2)!, lightFrom: WallClock(hour: 3, minute: 4)!))
         return c
