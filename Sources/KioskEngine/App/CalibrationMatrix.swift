@@ -42,6 +42,14 @@ public struct CalibrationMatrix: Sendable, Equatable {
         return .success(m)
     }
 
+    /// The values as written in a config file, e.g. "[1.1, 0, -0.05, 0, 1.1, -0.05]".
+    public var text: String { "[" + values.map(Self.format).joined(separator: ", ") + "]" }
+
+    /// A value as a person writes it: "0", not "0.0".
+    static func format(_ v: Double) -> String {
+        v.isFinite && v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
+    }
+
     /// `a·e − b·d`: zero when the matrix cannot be inverted.
     public var determinant: Double { a * e - b * d }
 
@@ -63,7 +71,7 @@ public enum CalibrationError: Error, Equatable, Sendable {
         switch self {
         case .count(let n): return "expected 6 numbers [a, b, c, d, e, f], found \(n)"
         case .notFinite(let i): return "item \(i) is not a finite number"
-        case .tooLarge(let i, let v): return "item \(i) (\(v)) is outside -\(Int(CalibrationMatrix.limit))…\(Int(CalibrationMatrix.limit))"
+        case .tooLarge(let i, let v): return "item \(i) (\(CalibrationMatrix.format(v))) is outside -\(Int(CalibrationMatrix.limit))…\(Int(CalibrationMatrix.limit))"
         case .singular: return "the matrix is singular (a·e − b·d is 0): every touch would land on one line"
         }
     }

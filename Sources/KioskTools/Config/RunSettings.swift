@@ -110,7 +110,7 @@ public struct RunSettings: Equatable, Sendable {
             "language: " + (language ?? "from the locale environment"),
             "page background: " + (background.isEmpty ? "none (page colours only)"
                 : "light \(background.light ?? "none"), dark \(background.dark ?? "none"), fit \(background.fit.rawValue)"),
-            "input calibration (KMS/DRM): " + (calibration.map { "[" + $0.values.map { "\($0)" }.joined(separator: ", ") + "]" }
+            "input calibration (KMS/DRM): " + (calibration.map(\.text)
                 ?? "none (each device's LIBINPUT_CALIBRATION_MATRIX, if set)"),
         ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
             + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")
