@@ -89,6 +89,7 @@ class Run:
         self.mode = tuple(int(v) for v in modes[0].split("x"))
         self.app = None
         self.devices = []
+        self.udevd = False
 
     # Files of the results share, by scenario.
     def prefs_guest(self):
@@ -121,6 +122,9 @@ class Run:
         its first page: every corner `expect` (a page colour). Returns the seconds from start
         to that screendump."""
         log = self.vm.guest_out(f"{self.name}.kiosk.log")
+        # On kmsdrm the kiosk reads input with libinput, which classifies devices from udev's
+        # database: a kiosk's system always runs udevd, and so does the guest from here on.
+        start_udevd(self)
         environment = {"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1"}
         environment.update(env or {})
         self.vm.agent.call("start", name="kiosk", args=[self.kiosk.binary, "run", "--scale", "1",
@@ -176,6 +180,8 @@ class Run:
         """A uinput touch device in the guest with axes x = [min, max], y likewise."""
         self.vm.agent.call("device", name=name, kind=kind, x=list(x), y=list(y), **extra)
         self.devices.append(name)
+        if self.udevd:
+            settle(self)
         return (kind, tuple(x), tuple(y))
 
     @staticmethod
@@ -321,6 +327,7 @@ def calibration_matrix(run):
            'ENV{LIBINPUT_CALIBRATION_MATRIX}="-1 0 1 0 1 0"\n'
     run.vm.agent.call("sh", cmd=f"mkdir -p /run/udev/rules.d && printf '%s' '{rule}' > /run/udev/rules.d/90-dmk.rules")
     start_udevd(run)
+    run.vm.agent.call("sh", cmd="udevadm control --reload", timeout=30)
     run.device("touch", "multitouch", xr, yr, label="dmk-calibrated")
     settle(run)
     prop = run.vm.agent.call("sh", cmd="for e in /dev/input/event*; do udevadm info -q property $e; done "
@@ -334,6 +341,28 @@ def calibration_matrix(run):
     run.vm.agent.call("tap", device="touch", x=ux, y=uy)
     run.wait_change("dark", run.kiosk.dark, "calibrated tap on original", started)
     run.stop()
+
+
+def calibration_config(run):
+    """The config's input.calibration, a mirror of the y axis here ([1,0,0, 0,-1,1]): a touch
+    at the device's mirrored y lands on the Original toggle, and the kiosk names the device and
+    its calibration."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    with open(run.vm.host_out(f"{run.name}.kiosk.json"), "w") as f:
+        json.dump({"input": {"calibration": [1, 0, 0, 0, -1, 1]}}, f)
+    run.device("touch", "single", xr, yr, label="dmk-config-calibrated")
+    run.save_prefs("light")
+    run.start("--config", run.vm.guest_out(f"{run.name}.kiosk.json"), expect=run.kiosk.light)
+    cx, cy = run.kiosk.centre(run.kiosk.layout(w, h)["toggle"])
+    ux, uy = run.to_units((cx, h - 1 - cy), (w, h), xr, yr)        # the mirrored position
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    run.wait_change("dark", run.kiosk.dark, "config-calibrated tap on original", started)
+    run.stop()
+    log = run.kiosk_log()
+    check('touch screen "dmk-config-calibrated"' in log and "calibration from the config" in log,
+          f"the kiosk did not name the device and its calibration{log}")
 
 
 def hotplug(run):
@@ -359,9 +388,14 @@ def hotplug(run):
 
 
 def start_udevd(run):
-    out = run.vm.agent.call("sh", cmd="pidof systemd-udevd >/dev/null || /lib/systemd/systemd-udevd --daemon; "
-                                      "udevadm trigger --action=add && udevadm settle -t 60", timeout=120)
+    """udevd in the guest, once: devices made before it are announced by one trigger, later
+    ones by udevd itself."""
+    if run.udevd:
+        return
+    out = run.vm.agent.call("sh", cmd="pidof systemd-udevd >/dev/null || { /lib/systemd/systemd-udevd --daemon && "
+                                      "udevadm trigger --action=add; }; udevadm settle -t 60", timeout=120)
     check(out["rc"] == 0, f"udevd in the guest: {out['err']}")
+    run.udevd = True
 
 
 def settle(run):
@@ -369,8 +403,8 @@ def settle(run):
 
 
 SCENARIOS = {f.__name__: f for f in (page_at_mode, taps_multitouch, taps_single_touch, taps_tablet, drag_vivid,
-                                     rotate_90, restart_saved_mode, calibration_matrix, hotplug)}
-# Scenarios that change the guest for the rest of its life (udevd running) go last.
+                                     rotate_90, restart_saved_mode, calibration_matrix, calibration_config, hotplug)}
+# udevd runs in the guest from the first kiosk start on (libinput needs it), as on a real kiosk.
 ORDER = list(SCENARIOS)
 
 
