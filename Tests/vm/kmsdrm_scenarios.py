@@ -365,6 +365,63 @@ def calibration_config(run):
           f"the kiosk did not name the device and its calibration{log}")
 
 
+# The arrow the kiosk draws for a mouse (Sources/KioskSDL/CursorSprite.swift): its left edge is
+# 17 black pixels down from the hot spot, with white inside from the third row on.
+def find_cursor(image):
+    """The hot spot of the drawn cursor, or None."""
+    black, white = b"\x00\x00\x00", b"\xff\xff\xff"
+    data, w, h = image.data, image.width, image.height
+    i = data.find(black)
+    while i >= 0:
+        if i % 3 == 0:
+            x, y = (i // 3) % w, (i // 3) // w
+            if x + 1 < w and y + 17 <= h and \
+                    all(image.pixel(x, y + k) == (0, 0, 0) for k in range(17)) and \
+                    all(image.pixel(x + 1, y + k) == (255, 255, 255) for k in range(3, 11)):
+                return (x, y)
+        i = data.find(black, i + 1)
+    return None
+
+
+def mouse_click(run):
+    """A relative mouse: the kiosk draws its cursor; moved onto the Original toggle (libinput
+    accelerates the moves, so the harness looks where the cursor went, as a person does) a
+    click switches the page; a touch then hides the cursor."""
+    w, h = run.mode
+    run.device("mouse", "mouse", (0, 1), (0, 1))
+    run.device("touch", "multitouch", (0, 4095), (0, 4095))
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    tx, ty = run.kiosk.centre(run.kiosk.layout(w, h)["toggle"])
+    run.vm.agent.call("mouse_move", device="mouse", dx=1, dy=0)
+    found = []
+
+    def cursor_settled(image):
+        found.append(find_cursor(image))
+        return found[-1] is not None and len(found) >= 2 and found[-1] == found[-2]
+    image, _ = run.vm.wait_image(cursor_settled, CHANGE_TIMEOUT, "the mouse cursor")
+    run.shot(image, "cursor")
+    x, y = found[-1]
+    for _ in range(10):
+        dx, dy = tx - x, ty - y
+        if abs(dx) <= 4 and abs(dy) <= 4:
+            break
+        run.vm.agent.call("mouse_move", device="mouse", dx=int(dx * 0.8), dy=int(dy * 0.8), timeout=60)
+        found.clear()
+        run.vm.wait_image(cursor_settled, CHANGE_TIMEOUT, "the moved mouse cursor")
+        x, y = found[-1]
+    check(abs(tx - x) <= 4 and abs(ty - y) <= 4, f"the cursor stopped at ({x}, {y}), not on the toggle at ({tx:.0f}, {ty:.0f})")
+    started = time.monotonic()
+    run.vm.agent.call("mouse_button", device="mouse", down=True)
+    run.vm.agent.call("mouse_button", device="mouse", down=False)
+    run.wait_change("dark", run.kiosk.dark, "mouse click on original", started)
+    # A touch on the page's empty top-left corner hides the cursor.
+    run.vm.agent.call("tap", device="touch", x=40, y=40)
+    run.vm.wait_image(lambda im: find_cursor(im) is None, CHANGE_TIMEOUT, "the cursor hidden after a touch")
+    check(run.appearance() == "dark", f"the corner tap changed the mode to {run.appearance()}")
+    run.stop()
+
+
 def hotplug(run):
     """A touch screen plugged in while the kiosk runs (udevd in the guest) works."""
     w, h = run.mode
@@ -403,7 +460,7 @@ def settle(run):
 
 
 SCENARIOS = {f.__name__: f for f in (page_at_mode, taps_multitouch, taps_single_touch, taps_tablet, drag_vivid,
-                                     rotate_90, restart_saved_mode, calibration_matrix, calibration_config, hotplug)}
+                                     rotate_90, restart_saved_mode, calibration_matrix, calibration_config, mouse_click, hotplug)}
 # udevd runs in the guest from the first kiosk start on (libinput needs it), as on a real kiosk.
 ORDER = list(SCENARIOS)
 
