@@ -9,7 +9,7 @@ shows (never a fixed sleep), and the preferences file read as JSON. Positions co
 binary itself (`darkmode-kiosk replay` on an empty trace prints the layout for a size) and the
 page colours from `run --check`: nothing is hard-coded.
 
-Usage: kmsdrm_scenarios.py [--gpu bochs,virtio] [--only NAME,...] [--accel tcg|kvm|auto]
+Usage: kmsdrm_scenarios.py [--gpu bochs,virtio] [--only NAME,...] [--all] [--accel tcg|kvm|auto]
                            [--shots DIR] [--list]
 Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (default tcg).
 Exit status 0 when every scenario run passed, 1 otherwise (each failure named).
@@ -17,6 +17,8 @@ Exit status 0 when every scenario run passed, 1 otherwise (each failure named).
 import argparse
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -117,19 +119,20 @@ class Run:
         return path
 
     # --- the kiosk ---------------------------------------------------------------------------
-    def start(self, *args, env=None, expect=None):
-        """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file) and waits for
-        its first page: every corner `expect` (a page colour). Returns the seconds from start
-        to that screendump."""
+    def kiosk_argv(self, *args):
+        return [self.kiosk.binary, "run", "--scale", "1", "--prefs", self.prefs_guest(), *args]
+
+    def start(self, *args, env=None, expect=None, argv=None):
+        """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file; or `argv`,
+        e.g. a compositor running it) and waits for its first page: every corner `expect` (a
+        page colour). Returns (that screendump, the top-left corners seen before it)."""
         log = self.vm.guest_out(f"{self.name}.kiosk.log")
         # On kmsdrm the kiosk reads input with libinput, which classifies devices from udev's
         # database: a kiosk's system always runs udevd, and so does the guest from here on.
         start_udevd(self)
         environment = {"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1"}
         environment.update(env or {})
-        self.vm.agent.call("start", name="kiosk", args=[self.kiosk.binary, "run", "--scale", "1",
-                                                        "--prefs", self.prefs_guest(), *args],
-                           env=environment, log=log)
+        self.vm.agent.call("start", name="kiosk", args=argv or self.kiosk_argv(*args), env=environment, log=log)
         started = time.monotonic()
         self.app = True
         seen = []
@@ -157,7 +160,7 @@ class Run:
     def stop(self):
         """SIGTERM: the kiosk must exit with status 0 within 5 s."""
         self.vm.agent.call("signal", name="kiosk", signal=15)
-        rc = self.vm.agent.call("wait", name="kiosk", timeout=15)["rc"]
+        rc = self.vm.agent.call("wait", name="kiosk", timeout=15, within=30)["rc"]
         self.app = None
         check(rc == 0, f"after SIGTERM the kiosk's exit status is {rc}, expected 0{self.kiosk_log()}")
 
@@ -327,7 +330,7 @@ def calibration_matrix(run):
            'ENV{LIBINPUT_CALIBRATION_MATRIX}="-1 0 1 0 1 0"\n'
     run.vm.agent.call("sh", cmd=f"mkdir -p /run/udev/rules.d && printf '%s' '{rule}' > /run/udev/rules.d/90-dmk.rules")
     start_udevd(run)
-    run.vm.agent.call("sh", cmd="udevadm control --reload", timeout=30)
+    run.vm.agent.call("sh", cmd="udevadm control --reload", timeout=30, within=60)
     run.device("touch", "multitouch", xr, yr, label="dmk-calibrated")
     settle(run)
     prop = run.vm.agent.call("sh", cmd="for e in /dev/input/event*; do udevadm info -q property $e; done "
@@ -406,7 +409,7 @@ def mouse_click(run):
         dx, dy = tx - x, ty - y
         if abs(dx) <= 4 and abs(dy) <= 4:
             break
-        run.vm.agent.call("mouse_move", device="mouse", dx=int(dx * 0.8), dy=int(dy * 0.8), timeout=60)
+        run.vm.agent.call("mouse_move", device="mouse", dx=int(dx * 0.8), dy=int(dy * 0.8), within=120)
         found.clear()
         run.vm.wait_image(cursor_settled, CHANGE_TIMEOUT, "the moved mouse cursor")
         x, y = found[-1]
@@ -444,38 +447,127 @@ def hotplug(run):
     run.stop()
 
 
+def console_mode(run):
+    """While the kiosk owns the display the VT is in graphics mode: a kernel message (KERN_CRIT,
+    printed on every console) and text written to tty1 leave the page as it was; after SIGTERM
+    the VT is back in text mode and the console shows again; after a crash (SIGSEGV) too."""
+    w, h = run.mode
+    run.save_prefs("dark")
+    run.start(expect=run.kiosk.dark)
+    mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
+    check(mode == "graphics", f"the VT is in {mode} mode while the kiosk runs, expected graphics")
+    run.vm.agent.call("sh", cmd="echo '<2>dmk-vm: a kernel message while the kiosk runs' >/dev/kmsg; "
+                                "printf 'text written to tty1 while the kiosk runs\\n' >/dev/tty1")
+    controls = [tuple(int(round(v)) for v in r) for r in run.kiosk.layout(w, h).values()]
+
+    def stray(image):
+        # Pixels off the page colour but for the controls (with their shadows, margin 24 px)
+        # and the labels above the toggles (the 60 px above).
+        inside = sum(image.count_unlike(x - 24, y - 60, cw + 48, ch + 84, run.kiosk.dark) for x, y, cw, ch in controls)
+        return image.count_unlike(0, 0, w, h, run.kiosk.dark) - inside
+    clean_in_a_row = 0
+    deadline = time.monotonic() + CHANGE_TIMEOUT
+    while clean_in_a_row < 5:
+        image = run.vm.screendump()
+        n = stray(image)
+        check(n == 0, f"{n} pixels off the page colour outside the controls after console output "
+                          f"(saved {run.shot(image, 'console-output')})")
+        clean_in_a_row += 1
+        check(time.monotonic() < deadline, "screendumps too slow")
+    run.shot(image, "after-console-output")
+    run.stop()
+    mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
+    check(mode == "text", f"after SIGTERM the VT is in {mode} mode, expected text")
+    image, _ = run.vm.wait_image(lambda im: im.corners()[0] != run.kiosk.dark, CHANGE_TIMEOUT,
+                                 "the text console back after SIGTERM")
+    run.shot(image, "console-after-sigterm")
+    # A crash: the kernel's SIGSEGV, sent here; the handler restores, then the signal goes on.
+    run.start(expect=run.kiosk.dark)
+    check(run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"] == "graphics", "the VT is not in graphics mode")
+    run.vm.agent.call("signal", name="kiosk", signal=11)
+    rc = run.vm.agent.call("wait", name="kiosk", timeout=30, within=45)["rc"]
+    run.app = None
+    check(rc is not None and rc != 0, f"after SIGSEGV the kiosk's status is {rc}")
+    mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
+    check(mode == "text", f"after a crash (SIGSEGV, status {rc}) the VT is in {mode} mode, expected text")
+
+
+def cage_seatd(run):
+    """The shipped unit's command line (`cage -- darkmode-kiosk run …`) on the same DRM device:
+    cage as an unprivileged user (it refuses root) with its seat from seatd, touch through
+    libinput (udevd in the guest): the page appears and a tap switches it."""
+    w, h = run.mode
+    start_udevd(run)
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr, label="dmk-cage-touch")
+    settle(run)
+    run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"],
+                      log=run.vm.guest_out(f"{run.name}.seatd.log"))
+    out = run.vm.agent.call("sh", cmd="i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 300 ]; do sleep 0.1; "
+                                      "i=$((i+1)); done; ls -l /run/seatd.sock; "
+                                      "mkdir -p -m 0700 /run/user/65534 && chown 65534:65534 /run/user/65534",
+                            within=60)
+    check(out["rc"] == 0, f"seatd's socket did not appear: {out['out']} {out['err']}")
+    run.save_prefs("light")
+    os.chmod(run.prefs_host(), 0o666)
+    # The user nobody may not reach the checkout (CI's may be in root's home): a copy it can run.
+    shutil.copy(run.kiosk.binary, run.vm.host_out("darkmode-kiosk"))
+    os.chmod(run.vm.host_out("darkmode-kiosk"), 0o755)
+    kiosk = [run.vm.guest_out("darkmode-kiosk"), *run.kiosk_argv()[1:]]
+    try:
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "env", "HOME=/run/user/65534", "XDG_RUNTIME_DIR=/run/user/65534", "LIBSEAT_BACKEND=seatd",
+                "WLR_RENDERER=pixman", "SDL_VIDEODRIVER=wayland", "cage", "--", *kiosk]
+        run.start(argv=argv, expect=run.kiosk.light)
+        ux, uy = run.to_units(run.kiosk.centre(run.kiosk.layout(w, h)["toggle"]), (w, h), xr, yr)
+        started = time.monotonic()
+        run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+        run.wait_change("dark", run.kiosk.dark, "tap under cage", started)
+        run.stop()
+    finally:
+        run.vm.agent.call("kill", name="seatd")
+
+
 def start_udevd(run):
     """udevd in the guest, once: devices made before it are announced by one trigger, later
     ones by udevd itself."""
     if run.udevd:
         return
     out = run.vm.agent.call("sh", cmd="pidof systemd-udevd >/dev/null || { /lib/systemd/systemd-udevd --daemon && "
-                                      "udevadm trigger --action=add; }; udevadm settle -t 60", timeout=120)
+                                      "udevadm trigger --action=add; }; udevadm settle -t 60", timeout=120, within=150)
     check(out["rc"] == 0, f"udevd in the guest: {out['err']}")
     run.udevd = True
 
 
 def settle(run):
-    run.vm.agent.call("sh", cmd="udevadm settle -t 60", timeout=90)
+    run.vm.agent.call("sh", cmd="udevadm settle -t 60", timeout=90, within=120)
 
 
-SCENARIOS = {f.__name__: f for f in (page_at_mode, taps_multitouch, taps_single_touch, taps_tablet, drag_vivid,
-                                     rotate_90, restart_saved_mode, calibration_matrix, calibration_config, mouse_click, hotplug)}
+SCENARIOS = {f.__name__: f for f in (page_at_mode, console_mode, taps_multitouch, taps_single_touch, taps_tablet,
+                                     drag_vivid, rotate_90, restart_saved_mode, calibration_matrix, calibration_config,
+                                     mouse_click, hotplug, cage_seatd)}
 # udevd runs in the guest from the first kiosk start on (libinput needs it), as on a real kiosk.
 ORDER = list(SCENARIOS)
+# Written, and failing until the libinput reader (issue 30, deliverable 2) lands: run only when
+# named with --only (or with --all). A scenario leaves this set in the commit that makes it pass.
+PENDING = {"taps_tablet", "calibration_matrix"}
 
 
 def main():
+    # SIGTERM (a CI timeout, the e2e script's trap) unwinds like an exception, so every VM's
+    # `with` powers it off and QEMU is not left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gpu", default="bochs,virtio")
-    p.add_argument("--only", default=",".join(ORDER))
+    p.add_argument("--only", default=None, help="scenarios to run (default: all but the pending ones)")
+    p.add_argument("--all", action="store_true", help="the pending scenarios too")
     p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
     p.add_argument("--shots", default=None)
     p.add_argument("--list", action="store_true")
     a = p.parse_args()
     if a.list:
         for name in ORDER:
-            print(f"{name}: {' '.join(SCENARIOS[name].__doc__.split()) if SCENARIOS[name].__doc__ else ''}")
+            print(f"{name}{' (pending)' if name in PENDING else ''}: {' '.join((SCENARIOS[name].__doc__ or '').split())}")
         return 0
     binary = os.environ.get("KIOSK_BIN") or os.path.join(
         subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
@@ -486,7 +578,9 @@ def main():
     kiosk = Kiosk(binary)
     shots = a.shots or tempfile.mkdtemp(prefix="kmsdrm-vm-shots.")
     os.makedirs(shots, exist_ok=True)
-    wanted = [n for n in a.only.split(",") if n]
+    wanted = [n for n in (a.only.split(",") if a.only else ORDER) if n]
+    if not a.only and not a.all:
+        wanted = [n for n in wanted if n not in PENDING]
     unknown = [n for n in wanted if n not in SCENARIOS]
     if unknown:
         print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
@@ -494,8 +588,10 @@ def main():
     results = []
     for gpu in [g for g in a.gpu.split(",") if g]:
         t0 = time.monotonic()
+        before = len([r for r in results if not r[2]])
+        work = tempfile.mkdtemp(prefix=f"dmk-vm-{gpu}.")
         try:
-            with VM(gpu=gpu, accel=a.accel, log=lambda m: print(m, flush=True)) as vm:
+            with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
                 run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
                 print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
                 for name in [n for n in ORDER if n in wanted]:
@@ -523,6 +619,10 @@ def main():
             results.append((gpu, "harness", False, traceback.format_exc()))
             print(f"FAIL: {gpu} harness error:\n{traceback.format_exc()}", flush=True)
         print(f"info: {gpu}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
+        if len([r for r in results if not r[2]]) > before or os.environ.get("DMK_VM_KEEP"):
+            print(f"info: {gpu}: the guest's serial log, kiosk logs and preferences are kept in {work}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     failed = [r for r in results if not r[2]]
     print(f"kmsdrm-vm: {len(results) - len(failed)} of {len(results)} passed" +
           ("" if not failed else "; failed: " + ", ".join(f"{g} {n}" for g, n, _, _ in failed)))

@@ -85,13 +85,21 @@ class Image:
                                               (inset, h - 1 - inset), (w - 1 - inset, h - 1 - inset))]
 
     def count_unlike(self, x, y, w, h, colour, tolerance=0):
-        """Pixels of the rectangle further than `tolerance` per channel from `colour`."""
+        """Pixels of the rectangle (clipped to the image) further than `tolerance` per channel
+        from `colour`. Rows that are all `colour` are skipped whole."""
+        x0, x1 = max(0, x), min(self.width, x + w)
+        y0, y1 = max(0, y), min(self.height, y + h)
+        if x0 >= x1 or y0 >= y1:
+            return 0
+        plain = bytes(colour) * (x1 - x0)
         n = 0
-        for yy in range(max(0, y), min(self.height, y + h)):
-            row = (yy * self.width) * 3
-            for xx in range(max(0, x), min(self.width, x + w)):
-                i = row + xx * 3
-                if any(abs(self.data[i + c] - colour[c]) > tolerance for c in range(3)):
+        for yy in range(y0, y1):
+            start = (yy * self.width + x0) * 3
+            row = self.data[start:start + (x1 - x0) * 3]
+            if row == plain:
+                continue
+            for i in range(0, len(row), 3):
+                if any(abs(row[i + c] - colour[c]) > tolerance for c in range(3)):
                     n += 1
         return n
 
@@ -182,17 +190,19 @@ class Agent:
         # The guest may not be listening yet: ping until it answers.
         while True:
             try:
-                self.call("ping", timeout=min(2, max(0.1, deadline - time.monotonic())))
+                self.call("ping", within=min(2, max(0.1, deadline - time.monotonic())))
                 return
             except TimeoutError:
                 if time.monotonic() >= deadline:
                     raise VMError("the guest agent did not answer") from None
 
-    def call(self, op, timeout=60, **request):
+    def call(self, op, within=60, **request):
+        """One request; `within` bounds the wait for its answer (s). The request's own fields
+        (e.g. a guest-side `timeout`) go in **request."""
         self.next_id += 1
         my = self.next_id
         self.line.send(dict(op=op, id=my, **request))
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + within
         while True:
             answer = self.line.receive(deadline)
             if answer.get("id") != my:
@@ -320,6 +330,10 @@ class VM:
         started = time.monotonic()
         self.qemu = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(os.path.join(self.work, "qemu.log"), "wb"),
                                      stderr=subprocess.STDOUT)
+        # For a caller's trap that must not leave QEMU behind whatever happens to this process.
+        if os.environ.get("DMK_VM_PIDFILE"):
+            with open(os.environ["DMK_VM_PIDFILE"], "a") as f:
+                f.write(f"{self.qemu.pid}\n")
         deadline = started + self.boot_timeout
         self.qmp = QMP(qmp, started + 30)
         root = self.wait_serial(b"initramfs: root mounted", deadline)
@@ -363,7 +377,7 @@ class VM:
     def close(self):
         if self.agent:
             try:
-                self.agent.call("quit", timeout=5)
+                self.agent.call("quit", within=5)
             except Exception:
                 pass
         if self.qemu and self.qemu.poll() is None:
