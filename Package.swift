@@ -51,6 +51,8 @@ let package = Package(
         .systemLibrary(name: "CWayland", pkgConfig: "wayland-client", providers: [.apt(["libwayland-dev"])]),
         // KMS/DRM for the framebuffer presenter (dumb buffers, flips).
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        // Touch, tablets and mice on KMS/DRM (libinput with its udev backend).
+        .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
         // The instruction-set extensions a module is compiled for (compiler macros; a header only).
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
@@ -81,7 +83,7 @@ let package = Package(
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole"]),
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU"),

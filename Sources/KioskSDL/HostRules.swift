@@ -189,3 +189,23 @@ private let recorder: QuitSignal.Handler = { sig in
     let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt
     previous?(sig)
 }
+
+/// Who reads touch screens and mice (`DARKMODE_KIOSK_INPUT`): libinput (`LibinputReader`) or
+/// SDL's own input. Unset (or "auto"): libinput on SDL's kmsdrm driver, where SDL's evdev
+/// reader passes absolute pointers through unscaled and knows no calibration; SDL elsewhere
+/// (X11 and Wayland deliver input that a display server has already mapped).
+public enum InputReaderChoice: String, CaseIterable, Equatable, Sendable {
+    case libinput
+    case sdl
+
+    /// The reader for the environment's request and SDL's video driver, plus a warning for a
+    /// request it does not know.
+    public static func resolve(request: String?, driver: String) -> (choice: InputReaderChoice, warning: String?) {
+        let automatic: InputReaderChoice = driver.lowercased() == "kmsdrm" ? .libinput : .sdl
+        let asked = String((request ?? "").lowercased().filter { !$0.isWhitespace })
+        if asked.isEmpty || asked == "auto" { return (automatic, nil) }
+        if let choice = InputReaderChoice(rawValue: asked) { return (choice, nil) }
+        let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
+        return (automatic, "darkmode-kiosk: DARKMODE_KIOSK_INPUT=\"\(request ?? "")\" is not one of \(names); using the automatic choice (\(automatic.rawValue))")
+    }
+}

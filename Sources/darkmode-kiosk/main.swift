@@ -104,7 +104,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
                                              log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) }) }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
-                           rotation: settings.rotate, scale: settings.scale)
+                           rotation: settings.rotate, scale: settings.scale, calibration: settings.calibration)
     let lanes = flags.lanes ?? HelperLanes.defaultLanes()
     let status = SDLHost.run(host, makeApp: { page in
         // Fonts and strings load here, on the host's first-page thread, while the main thread

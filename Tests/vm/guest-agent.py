@@ -111,6 +111,12 @@ class Agent:
         (a capacitive panel); "single": BTN_TOUCH + ABS_X/Y/PRESSURE, no MT axes (an ads7846
         resistive panel). Axis ranges r["x"] = [min, max], r["y"] likewise."""
         name, kind = r["name"], r["kind"]
+        if kind == "mouse":
+            # A relative USB mouse: REL_X/Y and three buttons.
+            caps = {e.EV_KEY: [e.BTN_LEFT, e.BTN_RIGHT, e.BTN_MIDDLE], e.EV_REL: [e.REL_X, e.REL_Y, e.REL_WHEEL]}
+            dev = UInput(caps, name=r.get("label", "dmk-mouse"), vendor=0x1209, product=0x0002, version=1, bustype=e.BUS_USB)
+            self.devices[name] = (dev, kind)
+            return {"node": dev.device.path if dev.device else None}
         (x0, x1), (y0, y1) = r["x"], r["y"]
         ax = AbsInfo(value=0, min=x0, max=x1, fuzz=0, flat=0, resolution=r.get("resolution", 0))
         ay = AbsInfo(value=0, min=y0, max=y1, fuzz=0, flat=0, resolution=r.get("resolution", 0))
@@ -174,6 +180,31 @@ class Agent:
         time.sleep(r.get("hold", 0.08))
         self._up(dev, kind)
         return {"monotonic": time.monotonic()}
+
+    def op_mouse_move(self, r):
+        """Moves a mouse by (dx, dy) counts in steps of at most r["step"] (default 4) counts,
+        r["interval"] s apart (default 0.01): a hand's slow, steady move."""
+        dev, _ = self.devices[r["device"]]
+        dx, dy, step = int(r["dx"]), int(r["dy"]), max(1, int(r.get("step", 4)))
+        n = max(1, -(-max(abs(dx), abs(dy)) // step))
+        sent_x = sent_y = 0
+        for i in range(1, n + 1):
+            x, y = dx * i // n, dy * i // n
+            if x != sent_x:
+                dev.write(e.EV_REL, e.REL_X, x - sent_x)
+            if y != sent_y:
+                dev.write(e.EV_REL, e.REL_Y, y - sent_y)
+            sent_x, sent_y = x, y
+            dev.syn()
+            time.sleep(r.get("interval", 0.01))
+        return {}
+
+    def op_mouse_button(self, r):
+        """Presses (r["down"] true) or releases the left button."""
+        dev, _ = self.devices[r["device"]]
+        dev.write(e.EV_KEY, e.BTN_LEFT, 1 if r["down"] else 0)
+        dev.syn()
+        return {}
 
     def op_drag(self, r):
         """Touch down at the first point, move through the rest r["interval"] s apart, lift."""

@@ -85,13 +85,21 @@ class Image:
                                               (inset, h - 1 - inset), (w - 1 - inset, h - 1 - inset))]
 
     def count_unlike(self, x, y, w, h, colour, tolerance=0):
-        """Pixels of the rectangle further than `tolerance` per channel from `colour`."""
+        """Pixels of the rectangle (clipped to the image) further than `tolerance` per channel
+        from `colour`. Rows that are all `colour` are skipped whole."""
+        x0, x1 = max(0, x), min(self.width, x + w)
+        y0, y1 = max(0, y), min(self.height, y + h)
+        if x0 >= x1 or y0 >= y1:
+            return 0
+        plain = bytes(colour) * (x1 - x0)
         n = 0
-        for yy in range(max(0, y), min(self.height, y + h)):
-            row = (yy * self.width) * 3
-            for xx in range(max(0, x), min(self.width, x + w)):
-                i = row + xx * 3
-                if any(abs(self.data[i + c] - colour[c]) > tolerance for c in range(3)):
+        for yy in range(y0, y1):
+            start = (yy * self.width + x0) * 3
+            row = self.data[start:start + (x1 - x0) * 3]
+            if row == plain:
+                continue
+            for i in range(0, len(row), 3):
+                if any(abs(row[i + c] - colour[c]) > tolerance for c in range(3)):
                     n += 1
         return n
 
