@@ -1,4 +1,6 @@
 import CLibinput
+// sys/eventfd.h is shared with CSystemd's shim: its names come through whichever module clang gave it to.
+import CSystemd
 import KioskEngine
 import Synchronization
 import Threads
