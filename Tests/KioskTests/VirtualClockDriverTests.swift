@@ -244,7 +244,8 @@ import Testing
         let table = printed.joined(separator: "\n")
         let line = try #require(table.split(separator: "\n").first { $0.hasPrefix("drm present: copy of one 320x200 frame") })
         #expect(line.contains("XRGB8888 p50 ") && line.contains("RGB565 p50 "), "\(line)")
-        let doc = try #require(try StrictJSONParser.parse(try #require(readText(dir.file("bench.json")))).objectValue)
+        let text = try #require(readText(dir.file("bench.json")))
+        let doc = try #require(try StrictJSONParser.parse(text).objectValue)
         let drm = try #require(doc["drm_present"]?.objectValue)
         for format in ["xrgb8888", "rgb565"] {
             let entry = try #require(drm[format]?.objectValue, "\(format)")
