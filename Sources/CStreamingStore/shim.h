@@ -46,4 +46,34 @@ static inline void darkmode_kiosk_stream_fence(void) {
 #endif
 }
 
+
+typedef uint32_t darkmode_kiosk_pixels8 __attribute__((ext_vector_type(8)));
+typedef uint16_t darkmode_kiosk_pixels8_565 __attribute__((ext_vector_type(8)));
+
+/* One pixel (R, G, B, A bytes: a little-endian 0xAABBGGRR) as RGB565: the top five bits of red,
+   six of green and five of blue in one 16-bit word, red highest (DRM_FORMAT_RGB565). Truncated,
+   not rounded. */
+static inline uint16_t darkmode_kiosk_pixel_565(uint32_t p) {
+    return (uint16_t)(((p & 0xF8u) << 8) | ((p >> 5) & 0x07E0u) | ((p >> 19) & 0x001Fu));
+}
+
+/* Copies `count` pixels from `src` into RGB565 at `dst` (not overlapping). With `stream` not 0,
+   blocks of eight at 16-byte aligned destinations go past the caches (then fence with
+   darkmode_kiosk_stream_fence); else ordinary stores. */
+static inline void darkmode_kiosk_row_565(uint16_t *dst, const uint32_t *src, long count, int stream) {
+    long i = 0;
+    if (stream) {
+        for (; i < count && ((uintptr_t)(dst + i) & 15) != 0; i++) dst[i] = darkmode_kiosk_pixel_565(src[i]);
+    }
+    for (; i + 8 <= count; i += 8) {
+        darkmode_kiosk_pixels8 v;
+        memcpy(&v, src + i, sizeof v);
+        darkmode_kiosk_pixels8 w = ((v & 0xF8u) << 8) | ((v >> 5) & 0x07E0u) | ((v >> 19) & 0x001Fu);
+        darkmode_kiosk_pixels8_565 h = __builtin_convertvector(w, darkmode_kiosk_pixels8_565);
+        if (stream) __builtin_nontemporal_store(h, (darkmode_kiosk_pixels8_565 *)(dst + i));
+        else memcpy(dst + i, &h, sizeof h);
+    }
+    for (; i < count; i++) dst[i] = darkmode_kiosk_pixel_565(src[i]);
+}
+
 #endif

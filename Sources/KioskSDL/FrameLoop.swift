@@ -3,6 +3,9 @@ import DarkModeToggle
 import KioskEngine
 import KioskSupport
 import Raster
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The frame loop: waits for events (or the next frame's deadline, or the next watchdog
 /// ping), dispatches them, renders and presents frames, and ends with a `HostExit`.
@@ -18,6 +21,14 @@ final class FrameLoop {
     private let eventHandler: HostEventHandler?
     private let onCommit: (KioskOutput) -> Void
     private let driver: String
+    /// Touch screens, tablets and mice through libinput (KMS/DRM), when it runs.
+    private var input: LibinputReader?
+    /// The SDL event type the reader wakes the loop with.
+    private var inputEventType: UInt32?
+    private var mapper: DeviceInputMapper
+    /// The cursor the presenter draws now (output pixels), nil: none.
+    private var shownCursor: Point?
+    private let hostOptions: HostOptions
 
     private var exit: HostExit?
     private var windowCloseSeen = false
@@ -41,6 +52,8 @@ final class FrameLoop {
         pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
+        hostOptions = window.options
+        mapper = DeviceInputMapper(calibration: window.options.calibration)
     }
 
     var viewport: Viewport { screen.viewport }
@@ -62,6 +75,8 @@ final class FrameLoop {
         }
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
         defer { eventHandler?.stop() }
+        startInput()
+        defer { input?.stop() }
         window.setTitle(summary: app.pageAccessibilitySummary)
         // The first frame is rendered while the window is hidden, then shown and presented at once.
         _ = app.renderFrame(at: clock.now())
@@ -85,10 +100,11 @@ final class FrameLoop {
                 pacer.reset()
                 lastPresentStart = nil
                 let timeout = service.idleTimeout(now: clock.now())
-                if SDL_WaitEventTimeout(&event, timeout) == 1 {
+                if waitForEvent(&event, timeout: timeout) == 1 {
                     wokeAt = clock.now()
                     handle(event, app)
-                } else if timeout < 0 {
+                } else if timeout < 0, idleWait == nil {
+                    // (`IdleWait` returns early for a VT switch request, handled below.)
                     exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
                     break
                 }
@@ -98,12 +114,14 @@ final class FrameLoop {
                 wokeAt = clock.now()
             }
             while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
+            if window.serviceVTSwitch() { screen.needsFullUpload = true }
             service.pingIfDue(now: clock.now())
             if exit != nil { break }
             if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
             if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
                 frame(app)
             }
+            screen.presentCursorIfPending()
             window.setTitle(summary: app.pageAccessibilitySummary)
             service.status(app.statusSummary)
             pageShown(app)
@@ -118,6 +136,16 @@ final class FrameLoop {
         var x: Int32 = 0, y: Int32 = 0
         SDL_GetWindowPosition(window.window, &x, &y)
         eventHandler.pageShown(app: app, placement: ScreenPlacement(viewport: viewport, windowX: Int(x), windowY: Int(y)))
+    }
+
+    /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.vtSwitch.map { [$0.fd] } ?? [])
+
+    /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
+    /// `timeout` in ms, -1 for none; 1 with an event, else 0.
+    private func waitForEvent(_ event: inout SDL_Event, timeout: Int32) -> Int32 {
+        guard let idleWait else { return SDL_WaitEventTimeout(&event, timeout) }
+        return idleWait.wait(&event, timeout: timeout)
     }
 
     // MARK: Frames
@@ -183,6 +211,8 @@ final class FrameLoop {
         case SDL_MOUSEMOTION.rawValue:
             let m = event.motion
             pointer(.mouseMotion(which: m.which, leftHeld: m.state & 1 != 0, x: m.x, y: m.y), m.timestamp, app)
+        case let t where inputEventType == t:
+            drainInput(app)
         case let t where customEvents.map({ $0.eventType == t }) == true:
             eventHandler?.handle(code: event.user.code, app: app, now: clock.now())
         default:
@@ -217,7 +247,7 @@ final class FrameLoop {
     private func cancelIfTouchDeviceLost(_ app: KioskApp) {
         let active = translator.activeTouchIDs
         guard !active.isEmpty else { return }
-        var present: Set<Int64> = [CSDL2_MOUSE_TOUCHID]
+        var present: Set<Int64> = mapper.activeTouchDevices.union([CSDL2_MOUSE_TOUCHID])
         for i in 0..<max(0, SDL_GetNumTouchDevices()) { present.insert(SDL_GetTouchDevice(i)) }
         if HostAction.touchDeviceLost(activeTouchIDs: active, presentDevices: present) {
             Diagnostics.printError("darkmode-kiosk: a touch device went away mid-gesture; the gesture is cancelled", priority: .warning)
@@ -237,6 +267,48 @@ final class FrameLoop {
         }
         if !screen.setViewport(next, prepare: resized) {
             exit = .failure("cannot prepare the presenter for a \(next.pagePixelWidth)x\(next.pagePixelHeight) page")
+        }
+    }
+
+    // MARK: libinput
+
+    /// Starts the libinput reader when `InputReaderChoice` says so; on failure SDL's own input
+    /// stays (one warning line says why).
+    private func startInput() {
+        // With our DRM presenter SDL runs its evdev driver, but the display is KMS/DRM all the same.
+        let (choice, warning) = InputReaderChoice.resolve(request: getenv("DARKMODE_KIOSK_INPUT").map { String(cString: $0) },
+                                                          driver: window.drm != nil ? "kmsdrm" : driver)
+        if let warning { Diagnostics.printError(warning, priority: .warning) }
+        guard choice == .libinput, let poster = HostEventPoster.register() else { return }
+        if access("/run/udev/control", F_OK) != 0 {
+            Diagnostics.printError("darkmode-kiosk: input: udevd is not running (no /run/udev/control): libinput finds no devices without it; SDL's own input stays in use", priority: .warning)
+        }
+        let seat = getenv("XDG_SEAT").map { String(cString: $0) } ?? "seat0"
+        switch LibinputReader.start(seat: seat, replacesCalibration: hostOptions.calibration != nil, wake: { poster.post(code: 0) }) {
+        case .success(let reader):
+            input = reader
+            inputEventType = poster.eventType
+        case .failure(let error):
+            Diagnostics.printError("darkmode-kiosk: input: libinput not used (\(error.reason)); SDL's own input stays in use", priority: .warning)
+        }
+    }
+
+    /// Hands the reader's queued input to the app, each at the time it happened on the host clock.
+    private func drainInput(_ app: KioskApp) {
+        guard let input else { return }
+        let now = clock.now(), monotonic = LibinputReader.monotonicNow()
+        for stamped in input.take() {
+            let time = now - max(0, monotonic - stamped.time)
+            for raw in mapper.map(stamped.input, viewport: viewport) {
+                if let e = translator.translate(raw, timestamp: time, viewport: viewport), let commit = app.handle(e) {
+                    onCommit(commit)
+                }
+            }
+        }
+        let cursor = mapper.visibleCursor(viewport: viewport)
+        if cursor != shownCursor {
+            shownCursor = cursor
+            screen.setCursor(cursor)
         }
     }
 

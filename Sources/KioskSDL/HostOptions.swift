@@ -14,14 +14,18 @@ public struct HostOptions: Sendable, Equatable {
     public var scale: Double?
     /// Window title prefix; the app's accessibility summary follows it.
     public var titleBase: String
+    /// Config `input.calibration`: applied to touch screens and absolute pointers read through
+    /// libinput (KMS/DRM), in place of their `LIBINPUT_CALIBRATION_MATRIX`; nil: none.
+    public var calibration: CalibrationMatrix?
 
     public init(windowed: Bool = false, size: PixelSize? = nil, rotation: Rotation = .none,
-                scale: Double? = nil, titleBase: String = "DarkModeKiosk") {
+                scale: Double? = nil, titleBase: String = "DarkModeKiosk", calibration: CalibrationMatrix? = nil) {
         self.windowed = windowed
         self.size = size
         self.rotation = rotation
         self.scale = scale
         self.titleBase = titleBase
+        self.calibration = calibration
     }
 }
 

@@ -100,6 +100,9 @@ public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
     case shm
     /// An SDL renderer with a streaming texture (`TexturePresenter`).
     case texture
+    /// KMS/DRM dumb buffers flipped on vblank, no GL (`DrmPresenter`). Chosen before SDL starts
+    /// (`DrmRules.route`: SDL then runs its invisible `evdev` driver), never from this order.
+    case drm
 
     /// The SDL (or Wayland) step named when this presenter cannot be made.
     public var step: String {
@@ -107,6 +110,7 @@ public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
         case .surface: return "SDL_GetWindowSurface"
         case .shm: return "wl_shm (Wayland shared-memory buffers)"
         case .texture: return "SDL_CreateRenderer"
+        case .drm: return "DRM dumb buffers"
         }
     }
 
@@ -184,4 +188,24 @@ private let recorder: QuitSignal.Handler = { sig in
     if s.pointee.received == 0 { s.pointee.received = sig }
     let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt
     previous?(sig)
+}
+
+/// Who reads touch screens and mice (`DARKMODE_KIOSK_INPUT`): libinput (`LibinputReader`) or
+/// SDL's own input. Unset (or "auto"): libinput on SDL's kmsdrm driver, where SDL's evdev
+/// reader passes absolute pointers through unscaled and knows no calibration; SDL elsewhere
+/// (X11 and Wayland deliver input that a display server has already mapped).
+public enum InputReaderChoice: String, CaseIterable, Equatable, Sendable {
+    case libinput
+    case sdl
+
+    /// The reader for the environment's request and SDL's video driver, plus a warning for a
+    /// request it does not know.
+    public static func resolve(request: String?, driver: String) -> (choice: InputReaderChoice, warning: String?) {
+        let automatic: InputReaderChoice = driver.lowercased() == "kmsdrm" ? .libinput : .sdl
+        let asked = String((request ?? "").lowercased().filter { !$0.isWhitespace })
+        if asked.isEmpty || asked == "auto" { return (automatic, nil) }
+        if let choice = InputReaderChoice(rawValue: asked) { return (choice, nil) }
+        let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
+        return (automatic, "darkmode-kiosk: DARKMODE_KIOSK_INPUT=\"\(request ?? "")\" is not one of \(names); using the automatic choice (\(automatic.rawValue))")
+    }
 }

@@ -11,6 +11,10 @@ final class KioskWindow {
     let window: OpaquePointer
     let presenter: FramePresenter
     let options: HostOptions
+    /// The DRM card our own presenter drives (nil: SDL's display).
+    let drm: DrmDevice?
+    /// VT switches handed over by us (card opened directly on a VT; nil otherwise).
+    private(set) var vtSwitch: VTSwitch?
     private(set) var displayDPI: Double?
     private(set) var refreshRate: Double
 
@@ -20,13 +24,20 @@ final class KioskWindow {
     /// blocks ~100 ms per full-screen change waiting for the window manager, which would
     /// otherwise delay the first frame (measured under Xvfb + matchbox: 430 ms → 230 ms → ~130 ms).
     /// Nil when no window or presenter can be made (one message already printed).
-    init?(options: HostOptions) {
+    ///
+    /// With `drm` (a DRM card opened for our own presenter; SDL runs its invisible `evdev`
+    /// driver) the window is only SDL's event target, the size of the display's mode (touch and
+    /// pointer positions are relative to it), and the presenter is `DrmPresenter`.
+    init?(options: HostOptions, drm: DrmDevice? = nil) {
         self.options = options
+        self.drm = drm
         var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue | SDL_WINDOW_HIDDEN.rawValue
         var x = Int32(bitPattern: CSDL2_WINDOWPOS_CENTERED), y = x
         var width = Int32(clamping: options.size?.width ?? 1024)
         var height = Int32(clamping: options.size?.height ?? 640)
-        if options.windowed {
+        if let drm {
+            (x, y, width, height) = (0, 0, Int32(drm.width), Int32(drm.height))
+        } else if options.windowed {
             flags |= SDL_WINDOW_RESIZABLE.rawValue
         } else {
             flags |= SDL_WINDOW_BORDERLESS.rawValue
@@ -47,14 +58,23 @@ final class KioskWindow {
         let choice = PresenterKind.order(request: getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0) }, driver: driver)
         if let warning = choice.warning { Diagnostics.printError(warning, priority: .warning) }
         var made: FramePresenter?
-        for kind in choice.kinds where made == nil {
-            switch kind {
-            case .surface: made = SurfacePresenter(window: window)
-            case .shm: made = ShmPresenter(window: window)
-            case .texture: made = TexturePresenter(window: window)
+        if let drm {
+            made = DrmPresenter(device: drm)
+        } else {
+            for kind in choice.kinds where made == nil {
+                switch kind {
+                case .surface: made = SurfacePresenter(window: window)
+                case .shm: made = ShmPresenter(window: window)
+                case .texture: made = TexturePresenter(window: window)
+                case .drm: made = nil  // opened before SDL (`DrmRules.route`), not here
+                }
             }
         }
         guard let made else {
+            if drm != nil {
+                SDL_DestroyWindow(window)
+                return nil
+            }
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
             SDL_DestroyWindow(window)
             return nil
@@ -62,6 +82,9 @@ final class KioskWindow {
         StartupTrace.mark("presenter")
         self.window = window
         presenter = made
+        if let drm, drm.access != "from logind", VirtualConsole.state.pointee.fd >= 0 {
+            vtSwitch = VTSwitch(tty: VirtualConsole.state.pointee.fd)
+        }
         if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
         refreshRate = 60
         readDisplay()
@@ -71,8 +94,13 @@ final class KioskWindow {
     /// The viewport the window is expected to get, from the display alone (before the window
     /// exists): windowed, the asked size; full-screen, the first display's bounds. Assumes one
     /// output pixel per window unit; nil when the display says nothing.
-    static func predictedViewport(_ options: HostOptions) -> Viewport? {
+    static func predictedViewport(_ options: HostOptions, drm: DrmDevice? = nil) -> Viewport? {
         var w = options.size?.width ?? 1024, h = options.size?.height ?? 640
+        if let drm {
+            let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: drm.width, windowWidth: drm.width, displayDPI: drm.dpi)
+            return Viewport(outputWidth: drm.width, outputHeight: drm.height, windowWidth: drm.width, windowHeight: drm.height,
+                            rotation: options.rotation, scale: scale)
+        }
         if !options.windowed {
             var bounds = SDL_Rect()
             guard SDL_GetDisplayBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 else { return nil }
@@ -85,13 +113,26 @@ final class KioskWindow {
         return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
     }
 
+    /// Handles VT switches asked for (`VTSwitch`); true when the display came back (the whole
+    /// page must be sent).
+    func serviceVTSwitch() -> Bool {
+        guard let vtSwitch, let drm = presenter as? DrmPresenter else { return false }
+        return vtSwitch.service(release: { drm.suspend() }, acquire: { _ = drm.resume() })
+    }
+
     deinit {
         presenter.close()
+        vtSwitch?.close()
         SDL_DestroyWindow(window)
     }
 
     /// Re-reads the refresh rate and DPI of the display the window is on (after a display event).
     func readDisplay() {
+        if let drm {
+            refreshRate = drm.refreshRate
+            displayDPI = drm.dpi
+            return
+        }
         let displayIndex = max(0, SDL_GetWindowDisplayIndex(window))
         var mode = SDL_DisplayMode()
         refreshRate = SDL_GetCurrentDisplayMode(displayIndex, &mode) == 0 ? Double(mode.refresh_rate) : 60
@@ -115,7 +156,8 @@ final class KioskWindow {
 
     /// Full-screen-desktop (after the first present; see `init`). No-op when windowed.
     func enterFullScreen() {
-        if !options.windowed { SDL_SetWindowFullscreen(window, SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue) }
+        // SDL's evdev driver would make the window its own display's size; the mode is ours.
+        if !options.windowed, drm == nil { SDL_SetWindowFullscreen(window, SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue) }
     }
 
     private var title = ""

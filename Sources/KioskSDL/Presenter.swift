@@ -25,6 +25,13 @@ protocol FramePresenter: AnyObject {
     func present(_ viewport: Viewport) -> Bool
     /// Releases SDL objects tied to the window; called before the window is destroyed.
     func close()
+    /// Where to draw the pointer's cursor from the next present on (output pixels, its hot
+    /// spot), nil: none. Only the texture presenter (what runs on KMS/DRM) draws one.
+    func setCursor(_ outputPixel: Point?)
+}
+
+extension FramePresenter {
+    func setCursor(_ outputPixel: Point?) {}
 }
 
 /// Maps page pixels to output pixels for a rotation (integer pixel centres).
@@ -207,6 +214,8 @@ final class TexturePresenter: FramePresenter {
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
     private var hasPresented = false
+    private var cursor: Point?
+    private var cursorTexture: OpaquePointer?
     let name: String
     let vsync: Bool
 
@@ -230,6 +239,8 @@ final class TexturePresenter: FramePresenter {
 
     /// Destroys the texture and the renderer (before the window: the renderer points at it).
     func close() {
+        if let cursorTexture { SDL_DestroyTexture(cursorTexture) }
+        cursorTexture = nil
         if let texture { SDL_DestroyTexture(texture) }
         if let renderer { SDL_DestroyRenderer(renderer) }
         texture = nil
@@ -281,6 +292,7 @@ final class TexturePresenter: FramePresenter {
             var dst = SDL_FRect(x: Float(r.x), y: Float(r.y), w: Float(r.width), h: Float(r.height))
             SDL_RenderCopyExF(renderer, texture, nil, &dst, Double(viewport.rotation.degrees), nil, SDL_FLIP_NONE)
         }
+        if let cursor { drawCursor(at: cursor, renderer, viewport) }
         if !hasPresented, vsync {
             // The first present does not wait for vsync: on Wayland SDL's GL swap waits for the
             // compositor's frame callback, which a window that has shown nothing yet never gets
@@ -294,5 +306,25 @@ final class TexturePresenter: FramePresenter {
         hasPresented = true
         // Textures survive window changes (device resets are reported as events).
         return true
+    }
+
+    func setCursor(_ outputPixel: Point?) { cursor = outputPixel }
+
+    /// The arrow at its hot spot, scaled like the page and turned with it (it points to the
+    /// page's top-left as the viewer sees it).
+    private func drawCursor(at p: Point, _ renderer: OpaquePointer, _ viewport: Viewport) {
+        if cursorTexture == nil {
+            let w = Int32(CursorSprite.width), h = Int32(CursorSprite.height)
+            cursorTexture = SDL_CreateTexture(renderer, CSDL2_PIXELFORMAT_RGBA32, Int32(SDL_TEXTUREACCESS_STATIC.rawValue), w, h)
+            guard let cursorTexture else { return }
+            SDL_SetTextureBlendMode(cursorTexture, SDL_BLENDMODE_BLEND)
+            let pixels = CursorSprite.rgba
+            pixels.withUnsafeBytes { _ = SDL_UpdateTexture(cursorTexture, nil, $0.baseAddress, w * 4) }
+        }
+        guard let cursorTexture else { return }
+        let s = Float(max(1, viewport.scale.rounded()))
+        var dst = SDL_FRect(x: Float(p.x), y: Float(p.y), w: Float(CursorSprite.width) * s, h: Float(CursorSprite.height) * s)
+        var hotSpot = SDL_FPoint(x: 0, y: 0)
+        SDL_RenderCopyExF(renderer, cursorTexture, nil, &dst, Double(viewport.rotation.degrees), &hotSpot, SDL_FLIP_NONE)
     }
 }

@@ -30,6 +30,17 @@ public enum SDLHost {
         if timing, !StartupTrace.isEnabled { StartupTrace.enable() }
         StartupTrace.mark("host")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
+        // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
+        if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
+           let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
+            Diagnostics.printError(problem)
+            return 1
+        }
+        // Our own KMS/DRM presenter, when the display is a bare DRM card (before SDL, which
+        // must then not open the card).
+        let drmStart = DrmStart.begin()
+        if drmStart.fatal { return 1 }
+        let drm = drmStart.device
         applyHints(options)
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
         // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
@@ -43,6 +54,9 @@ public enum SDLHost {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
             return 1
         }
+        // Runs last, after SDL_Quit has put back the console's own display mode: the text
+        // console comes back (a no-op unless `VirtualConsole.enterGraphics` switched it).
+        defer { VirtualConsole.leave() }
         QuitSignal.install()
         defer {
             QuitSignal.uninstall()
@@ -51,10 +65,15 @@ public enum SDLHost {
         // SDL falls back to its invisible "offscreen" driver when nothing else works; a kiosk
         // nobody can see is a failure unless that driver was asked for by name.
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
-        if getenv("SDL_VIDEODRIVER") == nil, ["offscreen", "dummy", "evdev"].contains(driver.lowercased()) {
+        if drm == nil, getenv("SDL_VIDEODRIVER") == nil, ["offscreen", "dummy", "evdev"].contains(driver.lowercased()) {
             Diagnostics.printError(Diagnostics.noDisplayMessage(
                 step: "SDL_Init(video)", reason: "no display found (SDL fell back to its invisible \"\(driver)\" driver)"))
             return 1
+        }
+        // Straight on KMS/DRM the text console shares the screen: its VT goes to graphics mode
+        // (no cursor, no kernel messages over the page) until the kiosk ends, crash included.
+        if driver.lowercased() == "kmsdrm" || drm != nil, let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {
+            Diagnostics.printError(line, priority: .warning)
         }
         let clock = HostClock()
         // Process start on the host clock: the process age at entry, plus the time SDL_Init took.
@@ -74,13 +93,17 @@ public enum SDLHost {
         return withoutActuallyEscaping(makeApp) { makeApp in
         // The first page is built and drawn on a second thread while the window (and, on
         // Wayland, the GL stack) loads.
-        let firstPage = FirstPage(options: options, clock: clock, make: makeApp)
-        guard let window = KioskWindow(options: options) else {
+        let firstPage = FirstPage(options: options, drm: drm, clock: clock, make: makeApp)
+        guard let window = KioskWindow(options: options, drm: drm) else {
             _ = firstPage?.take()
             service.stopping(status: "no display")
             return 1
         }
         timingObserver?.windowCreatedAt = clock.now()
+        // On a bare KMS/DRM display, which presenter runs (ours, or SDL's GL texture).
+        if drm != nil || driver.lowercased() == "kmsdrm" {
+            Diagnostics.printError("darkmode-kiosk: presenting with \(window.presenter.name) (SDL video driver \(driver))", priority: .info)
+        }
         let loop = FrameLoop(window: window, clock: clock, service: service,
                              observers: timingObserver.map { [$0] } ?? [], eventHandler: eventHandler, onCommit: onCommit)
         if let timingObserver {

@@ -14,6 +14,8 @@ final class ScreenUpdater {
     var needsFullUpload = true
     /// The first update's stages went to `StartupTrace`.
     private var traced = false
+    /// The cursor moved since the last present.
+    private var cursorPending = false
 
     init(presenter: FramePresenter, viewport: Viewport) {
         self.presenter = presenter
@@ -39,6 +41,7 @@ final class ScreenUpdater {
             if uploaded { uploaded = self.presenter.upload([band], from: app.frame, viewport: self.viewport) }
         })
         guard !dirty.isEmpty else { return false }
+        cursorPending = false
         let presented = presenter.present(viewport)
         if !uploaded || !presented { needsFullUpload = true }
         return true
@@ -50,6 +53,7 @@ final class ScreenUpdater {
         let full = needsFullUpload
         guard full || !dirty.isEmpty else { return false }
         needsFullUpload = false
+        cursorPending = false
         let uploaded = presenter.upload(full ? [frame.bounds] : dirty, from: frame, viewport: viewport)
         if !traced { StartupTrace.mark("uploaded") }
         let presented = presenter.present(viewport)
@@ -57,5 +61,18 @@ final class ScreenUpdater {
         traced = true
         if !uploaded || !presented { needsFullUpload = true }
         return true
+    }
+
+    /// Moves (or hides, nil) the pointer's cursor, in output pixels; shown with the next present.
+    func setCursor(_ outputPixel: Point?) {
+        presenter.setCursor(outputPixel)
+        cursorPending = true
+    }
+
+    /// Presents again when only the cursor moved (the page on screen is unchanged).
+    func presentCursorIfPending() {
+        guard cursorPending else { return }
+        cursorPending = false
+        if !presenter.present(viewport) { needsFullUpload = true }
     }
 }

@@ -91,6 +91,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         StandardOutput.line("text size: follows the desktop's text-scaling-factor (org.gnome.desktop.interface, through the portal); "
                             + "larger labels get room, or the page is scaled down to fit")
         if let background { StandardOutput.line("page background images: " + PageBackgroundFile.summary(background)) }
+        StandardOutput.line(DeviceAccess.checkLine(DeviceAccess.probe(), root: geteuid() == 0, user: DeviceAccess.userName()))
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
             StandardOutput.line(line)
@@ -113,7 +114,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                                              onSaved: { [signal = live.ownSaves] in signal.finished(generation: $0) }) }
     if let saver { live.latestCommit = { saver.latestGeneration } }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
-                           rotation: settings.rotate, scale: settings.scale)
+                           rotation: settings.rotate, scale: settings.scale, calibration: settings.calibration)
     // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
     // and is enabled. Its actions commit through the same saver as taps.
     let access = LiveAccessibility(options: LiveAccessibility.options(environment: processEnvironment(), language: language.tag),

@@ -35,6 +35,7 @@ import Appearance
         c.page.background.light = "/l.png"
         c.page.background.dark = "/d.png"
         c.page.background.fit = .contain
+        c.input.calibration = CalibrationMatrix(0, 1, 0, -1, 0, 1)
         c.appearance = AppearanceConfig(systemSources: [.schedule], lightSensor: LightSensorSettings(darkBelowLux: 1, lightAboveLux: 2, holdSeconds: 3),
                                         schedule: .fixed(darkFrom: WallClock(hour: 1, minute: 2)!, lightFrom: WallClock(hour: 3, minute: 4)!))
         return c
@@ -148,6 +149,13 @@ import Appearance
         (#"{"page": {"background": {"lihgt": "a.png"}}}"#, #"unknown key "page.background.lihgt""#, #"did you mean "page.background.light"?"#),
         (#"{"page": {"background": "a.png"}}"#, "page.background: expected an object, found a string", ""),
         (#"{"page": {"image": null}}"#, #"unknown key "page.image""#, ""),
+        (#"{"input": {"calibration": [1, 0, 0, 0, 1]}}"#, "input.calibration: expected 6 numbers [a, b, c, d, e, f], found 5", ""),
+        (#"{"input": {"calibration": "1 0 0 0 1 0"}}"#, "input.calibration: expected an array of 6 finite numbers", "found a string"),
+        (#"{"input": {"calibration": [1, 0, 0, 0, "1", 0]}}"#, "input.calibration[4]: expected a number, found a string", ""),
+        (#"{"input": {"calibration": [1, 2, 0, 2, 4, 0]}}"#, "input.calibration: the matrix is singular", ""),
+        (#"{"input": {"calibration": [1, 0, 0, 0, 1, 1000]}}"#, "input.calibration: item 5 (1000) is outside -100…100", ""),
+        (#"{"input": {"calibraton": null}}"#, #"unknown key "input.calibraton""#, #"did you mean "input.calibration"?"#),
+        (#"{"input": []}"#, "input: expected an object, found an array", ""),
         ("[]", "expected a JSON object at the top level, found an array", ""),
         (#"{"display": {}, "display": {}}"#, "duplicate key", "line 1"),
         ("{\n  \"a\": 1,\n}", "trailing comma", "line 3"),
@@ -159,6 +167,15 @@ import Appearance
         #expect(e.message.hasPrefix("config file /etc/kiosk.json: "), "\(e.message)")
         #expect(e.message.contains(phrase), "\(e.message)")
         #expect(phrase2.isEmpty || e.message.contains(phrase2), "\(e.message)")
+    }
+
+    @Test func calibrationMatrixIsRead() throws {
+        #expect(try decode(#"{"input": {"calibration": [0, 1, 0, -1, 0, 1]}}"#).input.calibration == CalibrationMatrix(0, 1, 0, -1, 0, 1))
+        #expect(try decode(#"{"input": {"calibration": null}}"#).input.calibration == nil)
+        let s = RunSettings.merge(config: try decode(#"{"input": {"calibration": [1.1, 0, -0.05, 0, 1.1, -0.05]}}"#),
+                                  flags: RunOptions(), environment: ["HOME": "/home/k"])
+        #expect(s.calibration == CalibrationMatrix(1.1, 0, -0.05, 0, 1.1, -0.05))
+        #expect(s.summary.contains("input calibration (KMS/DRM): [1.1, 0, -0.05, 0, 1.1, -0.05]\n"), "\(s.summary)")
     }
 
     @Test func everyProblemIsReportedAtOnce() throws {

@@ -233,6 +233,30 @@ import Testing
         #expect(columns.count >= 8)
     }
 
+    /// The DRM presenter's present cost (a whole frame copied into a buffer in each display
+    /// format) is in the table and the JSON beside the yardstick, taken in the same slices.
+    @Test func drmPresentCostPerFormat() throws {
+        let dir = TempFolder()
+        var o = Self.options(frames: 5, scenario: .idle)
+        o.jsonPath = dir.file("bench.json")
+        var printed: [String] = []
+        try BenchCommand.run(o) { printed.append($0) }
+        let table = printed.joined(separator: "\n")
+        let line = try #require(table.split(separator: "\n").first { $0.hasPrefix("drm present: copy of one 320x200 frame") })
+        #expect(line.contains("XRGB8888 p50 ") && line.contains("RGB565 p50 "), "\(line)")
+        let text = try #require(readText(dir.file("bench.json")))
+        let doc = try #require(try StrictJSONParser.parse(text).objectValue)
+        let drm = try #require(doc["drm_present"]?.objectValue)
+        for format in ["xrgb8888", "rgb565"] {
+            let entry = try #require(drm[format]?.objectValue, "\(format)")
+            let p50 = try #require(entry["ms"]?.objectValue?["p50"]?.doubleValue)
+            #expect(p50 > 0, "\(format)")
+            // One scenario: a slice before it and one after, 20 rounds each.
+            #expect(entry["repetitions"]?.doubleValue == 40, "\(format)")
+            #expect((entry["yardstick_ratio"]?.doubleValue ?? 0) > 0, "\(format)")
+        }
+    }
+
     /// `--frames-json`: every counted frame in order, the same frames the table summarises.
     @Test func framesJSONHoldsEveryCountedFrame() throws {
         let dir = TempFolder()

@@ -157,14 +157,52 @@ public struct BenchRunner {
         return times
     }
 
+    /// The DRM framebuffer presenter's present cost: one whole frame of the benchmarked size
+    /// copied into a buffer in a display's pixel format (`Pixmap.presentCopy(_:into:pitch:format:)`:
+    /// red and blue swapped for XRGB8888, packed to 16 bits for RGB565, streamed past the caches),
+    /// the copy and conversion `DrmPresenter` makes into a mapped dumb buffer. The buffer here
+    /// is ordinary memory with a dumb buffer's 64-byte row alignment: a real mapping may be
+    /// write-combined or uncached device memory, slower to write. A whole frame is the worst
+    /// case (a cross-fade); most frames copy only their dirty rectangles. Round times in ms.
+    public static func drmPresentRounds(size: PixelSize, format: ScanoutFormat, repetitions: Int) -> [Double] {
+        let page = Pixmap(width: size.width, height: size.height)
+        let pitch = (size.width * format.bytesPerPixel + 63) / 64 * 64
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: pitch * size.height, alignment: 64)
+        defer { buffer.deallocate() }
+        let colors: [UInt32] = [0xFFF2_F2F7, 0xFF1C_1C1E]
+        var times: [Double] = []
+        times.reserveCapacity(repetitions)
+        for i in 0..<(repetitions + 5) {
+            page.fill(page.bounds, with: colors[i % 2])
+            let w0 = Clock.monotonic()
+            page.presentCopy(page.bounds, into: buffer, pitch: pitch, format: format)
+            let w1 = Clock.monotonic()
+            if i >= 5 { times.append((w1 - w0) * 1000) }
+        }
+        return times
+    }
+
+    /// The DRM present cost per format (`drmPresentRounds`), summarised like the yardstick.
+    public typealias DrmPresentCost = [(format: ScanoutFormat, cost: Yardstick)]
+
+    /// The table's lines for the DRM present cost, each with its ratio to the yardstick.
+    static func drmPresentLines(_ costs: DrmPresentCost, size: PixelSize, yardstick: Yardstick) -> [String] {
+        guard !costs.isEmpty else { return [] }
+        return ["drm present: copy of one \(size.width)x\(size.height) frame into a buffer in the display's format: "
+                + costs.map { "\($0.format.name) p50 " + f3($0.cost.p50) + " ms (" + fixed(ratio($0.cost.p50, yardstick), 2)
+                    + " yd), p99 " + f3($0.cost.p99) + " ms" }.joined(separator: "; ")]
+    }
+
     /// Human-readable table. The two ratio columns are p50 and p99 over the yardstick's p50.
     public static func table(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
-                             peakRSSMB: Double, withText: Bool = true, lanes: Int = 1) -> String {
+                             peakRSSMB: Double, withText: Bool = true, lanes: Int = 1,
+                             drmPresent: DrmPresentCost = []) -> String {
         var lines = ["darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, \(lanes) thread\(lanes == 1 ? "" : "s"), frame budget 16.67 ms, "
                         + (withText ? "the full page (labels and button text via HarfBuzz/FreeType)" : "the page WITHOUT text (no fonts found)"),
                      "yardstick: fill + copy of one \(size.width)x\(size.height) frame, p50 " + f3(yardstick.p50)
-                        + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds around the scenarios)",
-                     pad("scenario", 9) + pad("frames", 7) + pad("p50 ms", 9) + pad("p95 ms", 9) + pad("p99 ms", 9)
+                        + " ms, p99 " + f3(yardstick.p99) + " ms (\(yardstick.repetitions) rounds around the scenarios)"]
+            + drmPresentLines(drmPresent, size: size, yardstick: yardstick)
+            + [pad("scenario", 9) + pad("frames", 7) + pad("p50 ms", 9) + pad("p95 ms", 9) + pad("p99 ms", 9)
                         + pad("max ms", 9) + pad("p50/yd", 8) + pad("p99/yd", 8) + pad("cpu p50", 9) + pad(">16.7", 7)
                         + pad("px/frame", 11) + "cpu@60Hz"]
         for r in results {
@@ -185,7 +223,8 @@ public struct BenchRunner {
 
     /// The `--json` document.
     public static func json(_ results: [ScenarioResult], size: PixelSize, scale: Double, yardstick: Yardstick,
-                            peakRSSMB: Double, withText: Bool = true, lanes: Int = 1) -> String {
+                            peakRSSMB: Double, withText: Bool = true, lanes: Int = 1,
+                            drmPresent: DrmPresentCost = []) -> String {
         func n(_ d: Double) -> JSONValue { .number(JSONNumber(rounded(d, places: 3)) ?? JSONNumber(0)!) }
         var root = JSONObject()
         root["size"] = .array([n(Double(size.width)), n(Double(size.height))])
@@ -199,6 +238,19 @@ public struct BenchRunner {
         yd["ms"] = .object(yms)
         yd["repetitions"] = n(Double(yardstick.repetitions))
         root["yardstick"] = .object(yd)
+        if !drmPresent.isEmpty {
+            var drm = JSONObject()
+            drm["what"] = .string("copy of one frame of the benchmarked size into a buffer in the display's pixel format (the DRM presenter's present)")
+            for (format, cost) in drmPresent {
+                var o = JSONObject(), ms = JSONObject()
+                ms["p50"] = n(cost.p50); ms["p99"] = n(cost.p99)
+                o["ms"] = .object(ms)
+                o["yardstick_ratio"] = n(ratio(cost.p50, yardstick))
+                o["repetitions"] = n(Double(cost.repetitions))
+                drm[format.rawValue] = .object(o)
+            }
+            root["drm_present"] = .object(drm)
+        }
         root["scenarios"] = .array(results.map { r in
             var o = JSONObject()
             o["name"] = .string(r.name)
@@ -261,20 +313,28 @@ public enum BenchCommand {
                + ", background images: " + (page.background.map(PageBackgroundFile.summary) ?? "none"))
         // The yardstick in slices around the scenarios (40 rounds before each and after the
         // last; its two frames are freed before each scenario starts).
+        // The DRM present cost in slices beside them (20 rounds per format each time).
         var rounds: [Double] = []
-        let results = try o.scenario.expanded.map { s throws(KioskError) in
+        var drmRounds: [ScanoutFormat: [Double]] = [:]
+        func slice() {
             rounds += BenchRunner.yardstickRounds(size: size, repetitions: 40)
+            for f in ScanoutFormat.allCases { drmRounds[f, default: []] += BenchRunner.drmPresentRounds(size: size, format: f, repetitions: 20) }
+        }
+        let results = try o.scenario.expanded.map { s throws(KioskError) in
+            slice()
             return s == .save ? try BenchSaveScenario.run(runner, output: output) : runner.run(s)
         }
         let rss = Clock.peakRSSMB()
-        rounds += BenchRunner.yardstickRounds(size: size, repetitions: 40)
+        slice()
         let yardstick = BenchRunner.Yardstick(rounds: rounds)
+        let drmPresent = ScanoutFormat.allCases.map { ($0, BenchRunner.Yardstick(rounds: drmRounds[$0] ?? [])) }
         output(BenchRunner.table(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
-                                 withText: text.typesetter != nil, lanes: runner.lanes))
+                                 withText: text.typesetter != nil, lanes: runner.lanes, drmPresent: drmPresent))
         if let path = o.jsonPath {
             do {
                 try OutputFile.write(Array((BenchRunner.json(results, size: size, scale: scale, yardstick: yardstick, peakRSSMB: rss,
-                                                             withText: text.typesetter != nil, lanes: runner.lanes) + "\n").utf8), to: path)
+                                                             withText: text.typesetter != nil, lanes: runner.lanes,
+                                                             drmPresent: drmPresent) + "\n").utf8), to: path)
             } catch {
                 throw .runtime("bench --json: \(error)")
             }

@@ -30,6 +30,7 @@ struct ConfigDecoder {
             case "colors": decodeColorsPath(m.value)
             case "highContrast": if let b = bool(m.value, "highContrast") { config.highContrast = b }
             case "page": decodePage(m.value)
+            case "input": decodeInput(m.value)
             case "language":
                 if m.value == .null { config.language = nil; continue }
                 guard let v = m.value.stringValue, !v.isEmpty else { wrongType("language", m.value, "a language code (en, zh-Hans) or null"); continue }
@@ -147,6 +148,29 @@ struct ConfigDecoder {
                     continue
                 }
                 config.page.background.fit = fit
+            default: unknown(path)
+            }
+        }
+    }
+
+    private mutating func decodeInput(_ value: JSONValue) {
+        guard let object = object(value, "input") else { return }
+        for m in object.members {
+            let path = "input.\(m.key)"
+            switch m.key {
+            case "calibration":
+                if m.value == .null { config.input.calibration = nil; continue }
+                guard let items = m.value.arrayValue else { wrongType(path, m.value, CalibrationMatrix.expectation); continue }
+                var values: [Double] = []
+                for (i, item) in items.enumerated() {
+                    guard case .number(let n) = item else { wrongType("\(path)[\(i)]", item, "a number"); break }
+                    values.append(n.value)
+                }
+                guard values.count == items.count else { continue }
+                switch CalibrationMatrix.validated(values) {
+                case .success(let matrix): config.input.calibration = matrix
+                case .failure(let error): errors.append("\(path): \(error.description)")
+                }
             default: unknown(path)
             }
         }

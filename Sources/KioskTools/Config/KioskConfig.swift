@@ -24,7 +24,8 @@ import KioskSupport
 ///     "systemSources": ["portal", "light-sensor", "schedule"],
 ///     "lightSensor": { "darkBelowLux": 30, "lightAboveLux": 100, "holdSeconds": 10 },
 ///     "schedule": null
-///   }
+///   },
+///   "input": { "calibration": null }
 /// }
 /// ```
 ///
@@ -36,6 +37,10 @@ import KioskSupport
 /// `page.background` names a PNG image per appearance (a path relative to the config file's
 /// folder, or absolute; null for none) and how it fills the page (`cover` or `contain`); the
 /// files are read and checked by `PageBackgroundFile.load` (`"background": null` means none).
+///
+/// `input.calibration` is null (none: each device's `LIBINPUT_CALIBRATION_MATRIX`, if any) or
+/// libinput's six numbers `[a, b, c, d, e, f]` (`CalibrationMatrix`), applied on KMS/DRM to
+/// touch screens and absolute pointers in place of their udev matrix.
 ///
 /// `display.size` null means the screen's size (full-screen) or the host's default window;
 /// `display.scale` null means automatic; `preferences` null means the XDG default location,
@@ -99,6 +104,14 @@ public struct KioskConfig: Equatable, Sendable {
     /// Background images for the page.
     public var page = Page()
 
+    /// How touch screens and pointers are read on KMS/DRM.
+    public struct Input: Equatable, Sendable {
+        /// Replaces each absolute device's `LIBINPUT_CALIBRATION_MATRIX`; nil: none.
+        public var calibration: CalibrationMatrix? = nil
+        public init() {}
+    }
+    public var input = Input()
+
     public init() {}
 
     /// The built-in defaults (identical to `config/kiosk.json`).
@@ -116,6 +129,7 @@ public struct KioskConfig: Equatable, Sendable {
         "page", "page.background", "page.background.light", "page.background.dark", "page.background.fit",
         "appearance", "appearance.systemSources", "appearance.lightSensor", "appearance.lightSensor.darkBelowLux",
         "appearance.lightSensor.lightAboveLux", "appearance.lightSensor.holdSeconds", "appearance.schedule",
+        "input", "input.calibration",
     ]
 
     /// Loads `path` over the defaults, or returns the defaults when `path` is nil.

@@ -33,6 +33,8 @@ public struct RunSettings: Equatable, Sendable {
     public var colorsPath: String? = nil
     /// The page's background image files (resolved paths) and fit.
     public var background = KioskConfig.Page.Background()
+    /// Config `input.calibration` (KMS/DRM touch and absolute pointers); nil: none.
+    public var calibration: CalibrationMatrix? = nil
 
     /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
     /// default preferences path.
@@ -55,7 +57,8 @@ public struct RunSettings: Equatable, Sendable {
             highContrast: flags.highContrast || config.highContrast,
             language: flags.language ?? config.language,
             colorsPath: config.colors,
-            background: config.page.background)
+            background: config.page.background,
+            calibration: config.input.calibration)
     }
 
     /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at
@@ -107,6 +110,8 @@ public struct RunSettings: Equatable, Sendable {
             "language: " + (language ?? "from the locale environment"),
             "page background: " + (background.isEmpty ? "none (page colours only)"
                 : "light \(background.light ?? "none"), dark \(background.dark ?? "none"), fit \(background.fit.rawValue)"),
+            "input calibration (KMS/DRM): " + (calibration.map(\.text)
+                ?? "none (each device's LIBINPUT_CALIBRATION_MATRIX, if set)"),
         ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
             + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")
     }

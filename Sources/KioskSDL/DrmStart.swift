@@ -1,0 +1,35 @@
+import CSDL2
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Before SDL starts: whether the kiosk drives a KMS/DRM display itself (`DrmRules.route`),
+/// and if so the card, opened and with master. SDL is then told to run its `evdev` video
+/// driver — the dummy display with SDL's evdev input (keyboard, mouse, touch): SDL stays the
+/// event loop and never opens the card (its kmsdrm driver would, and would want master).
+enum DrmStart {
+    /// The card to present on (nil: SDL's own display), or `fatal` when
+    /// `DARKMODE_KIOSK_PRESENT=drm` asked for it and it cannot be had (one message printed).
+    static func begin() -> (device: DrmDevice?, fatal: Bool) {
+        func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+        let route = DrmRules.route(present: env("DARKMODE_KIOSK_PRESENT"), videoDriver: env("SDL_VIDEODRIVER"),
+                                   hasDisplay: !(env("DISPLAY") ?? "").isEmpty,
+                                   hasWayland: !(env("WAYLAND_DISPLAY") ?? "").isEmpty,
+                                   hasCard: !DrmDevice.candidatePaths().isEmpty)
+        guard route.tryDRM else { return (nil, false) }
+        switch DrmDevice.open() {
+        case .success(let device):
+            SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "evdev", SDL_HINT_OVERRIDE)
+            return (device, false)
+        case .failure(let e):
+            LogindDevice.release()
+            if route.required {
+                Diagnostics.printError("darkmode-kiosk: cannot present on KMS/DRM (DARKMODE_KIOSK_PRESENT=drm): \(e.message)")
+                return (nil, true)
+            }
+            Diagnostics.printError("darkmode-kiosk: the DRM framebuffer presenter cannot run (\(e.message)); SDL's kmsdrm driver presents instead",
+                                   priority: .warning)
+            return (nil, false)
+        }
+    }
+}

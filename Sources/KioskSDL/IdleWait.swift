@@ -1,0 +1,83 @@
+import CSDL2
+import CSystemd
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Waiting for the next event when SDL's video driver cannot block. SDL 2's evdev (dummy)
+/// driver, which runs beside our DRM presenter, has no wait of its own: `SDL_WaitEventTimeout`
+/// then pumps and sleeps 1 ms in turn — a thousand wake-ups a second on a still page (14 % of a
+/// core in the TCG guest of Tests/vm; 3 % polling every 10 ms instead). Here the loop sleeps in
+/// `poll` on what can bring an event: the input devices SDL has open (found among our own
+/// descriptors, /proc/self/fd → /dev/input/*) and an eventfd an SDL event watch writes to
+/// whenever any thread pushes an event (the appearance sources' custom events). Input wakes it
+/// at once; a device plugged in is seen within `hotplugMilliseconds` (SDL notices it when it
+/// next pumps).
+final class IdleWait {
+    /// The longest sleep without a look at SDL's queue (hot-plug, anything unforeseen).
+    static let hotplugMilliseconds: Int32 = 1000
+
+    private let wake: UnsafeMutablePointer<Int32>
+    /// More descriptors to wake for (the VT switch pipe).
+    private let extra: [Int32]
+
+    init?(extra: [Int32] = []) {
+        self.extra = extra
+        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard fd >= 0 else { return nil }
+        wake = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        wake.initialize(to: fd)
+        SDL_AddEventWatch(Self.watch, wake)
+    }
+
+    deinit {
+        SDL_DelEventWatch(Self.watch, wake)
+        close(wake.pointee)
+        wake.deallocate()
+    }
+
+    /// Any event added to SDL's queue, from any thread: wake the poll (SDL's own poll sentinel
+    /// aside, which every `SDL_PollEvent` adds).
+    private static let watch: SDL_EventFilter = { data, event in
+        guard let data, let event, event.pointee.type != SDL_POLLSENTINEL.rawValue else { return 1 }
+        var one: UInt64 = 1
+        _ = write(data.assumingMemoryBound(to: Int32.self).pointee, &one, 8)
+        return 1
+    }
+
+    /// As `SDL_WaitEventTimeout`: 1 with an event in `event`, 0 when `timeout` ms passed (-1:
+    /// no timeout).
+    func wait(_ event: inout SDL_Event, timeout: Int32) -> Int32 {
+        let deadline = timeout < 0 ? UInt64.max : SDL_GetTicks64() + UInt64(timeout)
+        while true {
+            if SDL_PollEvent(&event) == 1 { return 1 }
+            let now = SDL_GetTicks64()
+            if now >= deadline { return 0 }
+            var fds = Self.inputDescriptors().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let left = deadline == UInt64.max ? Int64(Self.hotplugMilliseconds) : Int64(deadline - now)
+            _ = poll(&fds, nfds_t(fds.count), Int32(min(left, Int64(Self.hotplugMilliseconds))))
+            // A VT switch request: back to the loop, which handles it.
+            if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
+            var drained: UInt64 = 0
+            _ = read(wake.pointee, &drained, 8)
+        }
+    }
+
+    /// Our descriptors open on /dev/input/* (SDL's evdev devices).
+    static func inputDescriptors() -> [Int32] {
+        guard let dir = opendir("/proc/self/fd") else { return [] }
+        defer { closedir(dir) }
+        var out: [Int32] = []
+        var target = [CChar](repeating: 0, count: 64)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard let fd = Int32(name) else { continue }
+            let n = readlink("/proc/self/fd/" + name, &target, target.count - 1)
+            guard n > 0 else { continue }
+            target[n] = 0
+            if String(cString: target).hasPrefix("/dev/input/") { out.append(fd) }
+        }
+        return out
+    }
+}

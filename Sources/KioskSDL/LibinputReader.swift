@@ -1,0 +1,293 @@
+import CLibinput
+// sys/eventfd.h is shared with CSystemd's shim: its names come through whichever module clang gave it to.
+import CSystemd
+import KioskEngine
+import Synchronization
+import Threads
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Touch screens, tablets and mice through libinput (with its udev backend: devices plugged
+/// in later are found by libinput's own udev monitor), for SDL's kmsdrm driver, whose evdev
+/// reader passes absolute pointers through unscaled and knows no calibration.
+///
+/// All libinput calls after `start` happen on one reader thread, which blocks in `poll` on
+/// libinput's fd (no CPU while nothing happens). Each batch of input is queued as plain
+/// `DeviceInput` values and the frame loop is woken with one SDL event (`wake`); the loop
+/// takes the queue (`take`) and maps it (`DeviceInputMapper`). Under SDL's 1 ms event wait a
+/// finger reaches the app in the same loop pass that presents its frame.
+///
+/// SDL's own evdev reader keeps the devices it opened; so that no touch arrives twice, each
+/// pointer, touch or tablet device libinput takes is grabbed (`EVIOCGRAB`: its events go to
+/// our descriptor only). Keyboards are left to SDL (libinput closes them again). Devices are
+/// opened here (`open_restricted`); the user needs the `input` group (or a logind seat).
+final class LibinputReader: @unchecked Sendable {
+    /// One input and when it happened (CLOCK_MONOTONIC seconds, libinput's clock).
+    struct Stamped: Sendable {
+        var time: Double
+        var input: DeviceInput
+    }
+
+    private let context: OpaquePointer
+    private let udev: OpaquePointer
+    private let stopFD: Int32
+    private let wake: @Sendable () -> Bool
+    /// With a config matrix, libinput's own (the udev property's) is set to identity.
+    private let replacesCalibration: Bool
+    private let queue = Mutex<(events: [Stamped], wakePending: Bool)>(([], false))
+    private let finished = Condition()
+    private var done = false
+    /// Descriptors opened for libinput, by device node (reader thread only, and `start`).
+    private var opened: [String: Int32] = [:]
+    private var permissionWarned = false
+
+    private init(context: OpaquePointer, udev: OpaquePointer, stopFD: Int32, replacesCalibration: Bool,
+                 wake: @escaping @Sendable () -> Bool) {
+        self.context = context
+        self.udev = udev
+        self.stopFD = stopFD
+        self.replacesCalibration = replacesCalibration
+        self.wake = wake
+    }
+
+    /// Opens the seat's input devices and starts the reader thread, or says why not (one line).
+    /// `wake` is called from the reader thread when input is queued; it must be thread-safe.
+    static func start(seat: String, replacesCalibration: Bool, wake: @escaping @Sendable () -> Bool) -> Result<LibinputReader, LibinputStartError> {
+        guard let udev = udev_new() else { return .failure(.init("udev_new failed")) }
+        let stopFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard stopFD >= 0 else {
+            udev_unref(udev)
+            return .failure(.init("eventfd failed: \(String(cString: strerror(errno)))"))
+        }
+        // The context's user data is filled in below, once the reader exists.
+        let box = UnsafeMutablePointer<LibinputReader?>.allocate(capacity: 1)
+        box.initialize(to: nil)
+        guard let context = libinput_udev_create_context(libinputInterface, box, udev) else {
+            box.deallocate()
+            close(stopFD)
+            udev_unref(udev)
+            return .failure(.init("libinput_udev_create_context failed"))
+        }
+        let reader = LibinputReader(context: context, udev: udev, stopFD: stopFD, replacesCalibration: replacesCalibration, wake: wake)
+        box.pointee = reader
+        reader.box = box
+        libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_ERROR)
+        guard libinput_udev_assign_seat(context, seat) == 0 else {
+            reader.release()
+            close(stopFD)
+            return .failure(.init("libinput cannot assign seat \(seat)"))
+        }
+        guard ThreadStart.spawn(name: "libinput", { reader.run() }) else {
+            reader.release()
+            close(stopFD)
+            return .failure(.init("cannot start the input thread"))
+        }
+        return .success(reader)
+    }
+
+    private var box: UnsafeMutablePointer<LibinputReader?>?
+
+    /// Everything queued since the last call, oldest first.
+    func take() -> [Stamped] {
+        queue.withLock { q in
+            q.wakePending = false
+            defer { q.events.removeAll(keepingCapacity: true) }
+            return q.events
+        }
+    }
+
+    /// Stops the reader thread and waits for it to release the devices (their grabs end).
+    func stop() {
+        var one: UInt64 = 1
+        _ = write(stopFD, &one, 8)
+        finished.lock()
+        while !done { finished.wait() }
+        finished.unlock()
+        close(stopFD)
+    }
+
+    // MARK: Reader thread
+
+    private func run() {
+        var fds = [pollfd(fd: libinput_get_fd(context), events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        while true {
+            // Devices found while the seat was assigned (and any input since) are waiting already.
+            if libinput_dispatch(context) != 0 { break }
+            var batch: [Stamped] = []
+            while let event = libinput_get_event(context) {
+                convert(event, into: &batch)
+                libinput_event_destroy(event)
+            }
+            if !batch.isEmpty { enqueue(batch) }
+            let n = poll(&fds, 2, -1)
+            if n < 0, errno != EINTR { break }
+            if fds[1].revents != 0 { break }
+        }
+        release()
+        finished.lock()
+        done = true
+        finished.broadcast()
+        finished.unlock()
+    }
+
+    private func enqueue(_ batch: [Stamped]) {
+        let shouldWake = queue.withLock { q in
+            q.events.append(contentsOf: batch)
+            defer { q.wakePending = true }
+            return !q.wakePending
+        }
+        if shouldWake, !wake() {
+            // SDL's queue refused it: try again with the next batch.
+            queue.withLock { $0.wakePending = false }
+        }
+    }
+
+    /// Closes every device (libinput calls `close_restricted`) and frees the context.
+    private func release() {
+        libinput_unref(context)
+        udev_unref(udev)
+        box?.deinitialize(count: 1)
+        box?.deallocate()
+        box = nil
+    }
+
+    private func convert(_ event: OpaquePointer, into batch: inout [Stamped]) {
+        let type = libinput_event_get_type(event)
+        let device = Self.id(libinput_event_get_device(event))
+        switch type {
+        case LIBINPUT_EVENT_DEVICE_ADDED:
+            added(libinput_event_get_device(event))
+        case LIBINPUT_EVENT_DEVICE_REMOVED:
+            batch.append(Stamped(time: Self.monotonicNow(), input: .deviceRemoved(device: device)))
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
+            let t = libinput_event_get_touch_event(event)
+            let input = DeviceInput.touch(phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, device: device,
+                                          slot: Int64(libinput_event_touch_get_seat_slot(t)),
+                                          x: libinput_event_touch_get_x_transformed(t, 1),
+                                          y: libinput_event_touch_get_y_transformed(t, 1))
+            batch.append(Stamped(time: Self.seconds(libinput_event_touch_get_time_usec(t)), input: input))
+        case LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
+            let t = libinput_event_get_touch_event(event)
+            let input = DeviceInput.touchEnd(cancelled: type == LIBINPUT_EVENT_TOUCH_CANCEL, device: device,
+                                             slot: Int64(libinput_event_touch_get_seat_slot(t)))
+            batch.append(Stamped(time: Self.seconds(libinput_event_touch_get_time_usec(t)), input: input))
+        case LIBINPUT_EVENT_POINTER_MOTION:
+            let p = libinput_event_get_pointer_event(event)
+            batch.append(Stamped(time: Self.seconds(libinput_event_pointer_get_time_usec(p)),
+                                 input: .relativeMotion(device: device, dx: libinput_event_pointer_get_dx(p),
+                                                        dy: libinput_event_pointer_get_dy(p))))
+        case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
+            let p = libinput_event_get_pointer_event(event)
+            batch.append(Stamped(time: Self.seconds(libinput_event_pointer_get_time_usec(p)),
+                                 input: .absoluteMotion(device: device, x: libinput_event_pointer_get_absolute_x_transformed(p, 1),
+                                                        y: libinput_event_pointer_get_absolute_y_transformed(p, 1))))
+        case LIBINPUT_EVENT_POINTER_BUTTON:
+            let p = libinput_event_get_pointer_event(event)
+            batch.append(Stamped(time: Self.seconds(libinput_event_pointer_get_time_usec(p)),
+                                 input: .button(device: device, code: libinput_event_pointer_get_button(p),
+                                                isDown: libinput_event_pointer_get_button_state(p) == LIBINPUT_BUTTON_STATE_PRESSED)))
+        case LIBINPUT_EVENT_TABLET_TOOL_AXIS, LIBINPUT_EVENT_TABLET_TOOL_PROXIMITY, LIBINPUT_EVENT_TABLET_TOOL_TIP:
+            // A pen digitiser: its position as an absolute pointer, the tip as the left button.
+            let tool = libinput_event_get_tablet_tool_event(event)
+            let time = Self.seconds(libinput_event_tablet_tool_get_time_usec(tool))
+            batch.append(Stamped(time: time, input: .absoluteMotion(device: device, x: libinput_event_tablet_tool_get_x_transformed(tool, 1),
+                                                                    y: libinput_event_tablet_tool_get_y_transformed(tool, 1))))
+            if type == LIBINPUT_EVENT_TABLET_TOOL_TIP {
+                let down = libinput_event_tablet_tool_get_tip_state(tool) == LIBINPUT_TABLET_TOOL_TIP_DOWN
+                batch.append(Stamped(time: time, input: .button(device: device, code: CLIBINPUT_BTN_LEFT, isDown: down)))
+            }
+        default:
+            break
+        }
+    }
+
+    /// A new device: pointer, touch and tablet devices are kept and grabbed from SDL; the rest
+    /// (keyboards, switches) are closed again and stay SDL's.
+    private func added(_ device: OpaquePointer?) {
+        guard let device else { return }
+        let touch = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0
+        let tablet = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TABLET_TOOL) != 0
+        let pointer = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0
+        let name = libinput_device_get_name(device).map { String(cString: $0) } ?? "?"
+        let node = libinput_device_get_udev_device(device).map { d -> String in
+            defer { udev_device_unref(d) }
+            return udev_device_get_devnode(d).map { String(cString: $0) } ?? "?"
+        } ?? "?"
+        guard touch || tablet || pointer else {
+            libinput_device_config_send_events_set_mode(device, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
+            return
+        }
+        var notes: [String] = []
+        if let fd = opened[node] {
+            let error = clibinput_grab(fd, 1)
+            if error != 0 { notes.append("not grabbed from SDL (\(String(cString: strerror(error)))): its input may arrive twice") }
+        }
+        if libinput_device_config_calibration_has_matrix(device) != 0 {
+            var m = [Float](repeating: 0, count: 6)
+            let fromUdev = libinput_device_config_calibration_get_default_matrix(device, &m) != 0
+            if replacesCalibration {
+                let identity: [Float] = [1, 0, 0, 0, 1, 0]
+                _ = libinput_device_config_calibration_set_matrix(device, identity)
+                notes.append(fromUdev ? "calibration from the config (replacing LIBINPUT_CALIBRATION_MATRIX)" : "calibration from the config")
+            } else if fromUdev {
+                notes.append("calibration from LIBINPUT_CALIBRATION_MATRIX " + m.map { "\($0)" }.joined(separator: " "))
+            }
+        } else if replacesCalibration, touch || tablet {
+            notes.append("calibration from the config")
+        }
+        let kind = touch ? "touch screen" : tablet ? "tablet" : "pointer"
+        Diagnostics.printError("darkmode-kiosk: input: \(kind) \"\(name)\" (\(node))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")),
+                               priority: .info)
+    }
+
+    fileprivate func opened(_ path: String, flags: Int32) -> Int32 {
+        let fd = clibinput_open(path, flags)
+        if fd >= 0 {
+            opened[path] = fd
+        } else if (fd == -EACCES || fd == -EPERM), !permissionWarned {
+            permissionWarned = true
+            Diagnostics.printError("darkmode-kiosk: input: cannot open \(path): permission denied (the user needs the input group, or a seat from logind or seatd); SDL's own input stays in use for it",
+                                   priority: .warning)
+        }
+        return fd
+    }
+
+    fileprivate func closed(_ fd: Int32) {
+        if let path = opened.first(where: { $0.value == fd })?.key { opened[path] = nil }
+        close(fd)
+    }
+
+    private static func id(_ device: OpaquePointer?) -> Int64 {
+        Int64(Int(bitPattern: device.map { UnsafeRawPointer($0) }))
+    }
+
+    private static func seconds(_ usec: UInt64) -> Double { Double(usec) / 1_000_000 }
+
+    static func monotonicNow() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
+    }
+}
+
+/// Why the libinput reader did not start (one phrase).
+struct LibinputStartError: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// libinput opens and closes devices through these (the context's user data is the reader's box).
+nonisolated(unsafe) private let libinputInterface: UnsafeMutablePointer<libinput_interface> = {
+    let p = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
+    p.initialize(to: libinput_interface(
+        open_restricted: { path, flags, data in
+            guard let path, let reader = data?.assumingMemoryBound(to: LibinputReader?.self).pointee else { return -EINVAL }
+            return reader.opened(String(cString: path), flags: flags)
+        },
+        close_restricted: { fd, data in
+            if let reader = data?.assumingMemoryBound(to: LibinputReader?.self).pointee { reader.closed(fd) } else { close(fd) }
+        }))
+    return p
+}()

@@ -1,0 +1,96 @@
+import CDRM
+import CSystemd
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The DRM card from systemd-logind, the way a session's display server gets it: take control
+/// of our session (`TakeControl`), then the device (`TakeDevice`), which logind opens for us
+/// and makes DRM master while the session is in the foreground (it drops master itself when
+/// another session or VT takes over). Used when the process runs in a logind session; without
+/// one (a system service on a VT, a bare console) the card is opened directly, which needs the
+/// `video` group. The bus connection stays open while the device is used: closing it gives the
+/// device back.
+enum LogindDevice {
+    nonisolated(unsafe) private static var bus: OpaquePointer?
+    nonisolated(unsafe) private static var session: String?
+
+    /// An fd for the card at `path` from logind, or nil (no system bus, no session, control
+    /// refused: the caller opens the card itself). `DARKMODE_KIOSK_LOGIND=0` skips logind.
+    static func take(path: String) -> Int32? {
+        if let v = getenv("DARKMODE_KIOSK_LOGIND"), String(cString: v) == "0" { return nil }
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        if bus == nil {
+            var b: OpaquePointer?
+            guard sd_bus_open_system(&b) >= 0, let b else { return nil }
+            bus = b
+        }
+        guard let bus else { return nil }
+        if session == nil {
+            session = call(bus, path: "/org/freedesktop/login1", interface: "org.freedesktop.login1.Manager",
+                           member: "GetSessionByPID", append: { m in
+                var pid = UInt32(getpid())
+                return sd_bus_message_append_basic(m, CChar(UInt8(ascii: "u")), &pid)
+            }, read: { reply in
+                var p: UnsafePointer<CChar>?
+                guard sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "o")), &p) >= 0, let p else { return nil }
+                return String(cString: p)
+            }) ?? nil
+            guard let session else { return drop() }
+            let took: Bool? = call(bus, path: session, interface: "org.freedesktop.login1.Session", member: "TakeControl",
+                                   append: { m in
+                var force: Int32 = 0
+                return sd_bus_message_append_basic(m, CChar(UInt8(ascii: "b")), &force)
+            }, read: { _ in true })
+            guard took == true else { return drop() }
+        }
+        guard let session else { return drop() }
+        let major = cdrm_major(st.st_rdev), minor = cdrm_minor(st.st_rdev)
+        let fd: Int32? = call(bus, path: session, interface: "org.freedesktop.login1.Session", member: "TakeDevice",
+                              append: { m in
+            var a = major, b = minor
+            let r = sd_bus_message_append_basic(m, CChar(UInt8(ascii: "u")), &a)
+            return r < 0 ? r : sd_bus_message_append_basic(m, CChar(UInt8(ascii: "u")), &b)
+        }, read: { reply in
+            var fd: Int32 = -1
+            guard sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "h")), &fd) >= 0, fd >= 0 else { return -1 }
+            // The reply owns its descriptor: keep a duplicate.
+            return fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        })
+        guard let fd, fd >= 0 else { return nil }
+        return fd
+    }
+
+    /// Gives control of the session back and closes the bus (after the device is closed).
+    static func release() {
+        guard let bus else { return }
+        if let session {
+            let _: Bool? = call(bus, path: session, interface: "org.freedesktop.login1.Session", member: "ReleaseControl",
+                                append: { _ in 0 }, read: { _ in true })
+        }
+        _ = drop()
+    }
+
+    private static func drop() -> Int32? {
+        if let bus { _ = sd_bus_flush_close_unref(bus) }
+        bus = nil
+        session = nil
+        return nil
+    }
+
+    /// A method call to logind (2 s at most); nil on any failure.
+    private static func call<T>(_ bus: OpaquePointer, path: String, interface: String, member: String,
+                                append: (OpaquePointer) -> Int32, read: (OpaquePointer) -> T) -> T? {
+        var m: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &m, "org.freedesktop.login1", path, interface, member) >= 0, let m else { return nil }
+        defer { _ = sd_bus_message_unref(m) }
+        guard append(m) >= 0 else { return nil }
+        var err = csystemd_error_null()
+        defer { sd_bus_error_free(&err) }
+        var reply: OpaquePointer?
+        guard sd_bus_call(bus, m, 2_000_000, &err, &reply) >= 0, let reply else { return nil }
+        defer { _ = sd_bus_message_unref(reply) }
+        return read(reply)
+    }
+}

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""The DRM framebuffer presenter (issue 34) in a real kernel: scenarios run in QEMU guests with
+the KMS/DRM harness (Tests/vm/vm.py, the Run helpers of Tests/vm/kmsdrm_scenarios.py).
+
+The kiosk is started as on a bare console (SDL_VIDEODRIVER=kmsdrm): our own presenter must be
+the one that runs (its log line says "presenting with drm (...)"), show the page, switch on a
+tap, come back in the saved mode after a restart, and with the ambient animation running cost
+at most a quarter of the CPU and of the median frame interval of SDL's GL texture presenter
+(DARKMODE_KIOSK_PRESENT=texture) in the same boot, with its own frame interval near the
+refresh period. Numbers are printed as `info:` lines.
+
+Usage: drm_presenter_scenarios.py [--gpu bochs,virtio] [--only NAME,...] [--accel tcg|kvm|auto]
+                                  [--shots DIR] [--seconds N]
+Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (default tcg).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vm import VM, VMError  # noqa: E402
+from kmsdrm_scenarios import Kiosk, Run, Failure, check, restart_saved_mode, REPO  # noqa: E402
+
+SECONDS = 10
+
+
+def kiosk_log(run):
+    try:
+        with open(run.vm.host_out(f"{run.name}.kiosk.log"), errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def presenter(run):
+    """The presenter the kiosk's log line names."""
+    m = re.search(r"presenting with (.*) \(SDL video driver", kiosk_log(run))
+    check(m is not None, f"the kiosk logged no 'presenting with' line{run.kiosk_log()}")
+    return m.group(1)
+
+
+def check_ours(run):
+    name = presenter(run)
+    check(name.startswith("drm ("), f"the presenter is {name!r}, not the DRM framebuffer one{run.kiosk_log()}")
+    run.log(f"info: {run.vm.gpu} {run.name}: presenter {name}")
+
+
+def drm_page_and_tap(run):
+    """The default presenter on KMS/DRM is ours (not GL): it shows the light page, a touch on
+    the Original toggle switches it dark (the scanout shows the dark page), SIGTERM exits 0."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr)
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    check_ours(run)
+    ux, uy = run.to_units(run.kiosk.centre(run.kiosk.layout(w, h)["toggle"]), (w, h), xr, yr)
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    took = run.wait_change("dark", run.kiosk.dark, "tap on original", started)
+    run.log(f"info: {run.vm.gpu} {run.name}: tap to dark page {took:.1f} s")
+    run.stop()
+
+
+def drm_restart(run):
+    """With our presenter: a mode saved by a tap is what the next start shows from its first
+    frame (the display is handed back at exit and taken again)."""
+    restart_saved_mode(run)
+    check_ours(run)
+
+
+def _measure(run, env, seconds):
+    """Starts the kiosk (light page, ambient animation on), counts its CPU ticks over `seconds`
+    after a 2 s settle, stops it; returns (ticks, ticks per second, median frame interval ms,
+    refresh period ms, presenter)."""
+    run.save_prefs("light")
+    run.start(env=env, expect=run.kiosk.light)
+    ticks = "awk '{print $14+$15}' /proc/$pid/stat"
+    out = run.vm.agent.call("sh", cmd=f"pid=$(pidof {os.path.basename(run.kiosk.binary)}); getconf CLK_TCK; sleep 2; "
+                                      f"{ticks}; sleep {seconds}; {ticks}", timeout=seconds + 60, within=seconds + 90)
+    check(out["rc"] == 0, f"counting the kiosk's CPU ticks failed: {out['err']}")
+    hz, a, b = (int(v) for v in out["out"].split())
+    run.stop()
+    log = kiosk_log(run)
+    m = re.search(r"median interval between animation frames ([0-9.]+) ms \(refresh period ([0-9.]+) ms", log)
+    check(m is not None, f"no timing line at exit{run.kiosk_log()}")
+    return b - a, hz, float(m.group(1)), float(m.group(2)), presenter(run)
+
+
+def drm_cost_against_texture(run, seconds=None):
+    """With the ambient animation running, in the same boot: our presenter costs at most a
+    quarter of the GL texture presenter's CPU and a quarter of its median frame interval, and
+    its own median interval is within twice the refresh period."""
+    seconds = seconds or SECONDS
+    base = run.name
+    run.name = base + "-drm"
+    ours = _measure(run, {}, seconds)
+    check(ours[4].startswith("drm ("), f"the default presenter is {ours[4]!r}")
+    run.name = base + "-texture"
+    gl = _measure(run, {"DARKMODE_KIOSK_PRESENT": "texture"}, seconds)
+    run.name = base
+    check(not gl[4].startswith("drm"), f"DARKMODE_KIOSK_PRESENT=texture ran {gl[4]!r}")
+    (t_ours, hz, i_ours, period, _), (t_gl, _, i_gl, _, _) = ours, gl
+    core = hz * seconds
+    run.log(f"info: {run.vm.gpu} {run.name}: over {seconds} s of ambient animation: drm {t_ours} ticks "
+            f"({100 * t_ours / core:.0f} % of a core), median frame interval {i_ours:.1f} ms; texture ({gl[4]}) "
+            f"{t_gl} ticks ({100 * t_gl / core:.0f} %), {i_gl:.1f} ms; refresh period {period:.1f} ms")
+    check(t_ours * 4 <= t_gl, f"drm used {t_ours} CPU ticks, more than a quarter of the texture presenter's {t_gl}")
+    check(i_ours * 4 <= i_gl, f"drm's median frame interval {i_ours} ms is more than a quarter of texture's {i_gl} ms")
+    check(i_ours <= 2 * period, f"drm's median frame interval {i_ours} ms is over twice the refresh period {period} ms")
+
+
+def drm_idle(run):
+    """A still page (--reduce-motion) with our presenter sleeps: over 5 s its threads wake at
+    most twice a second in all (`IdleWait` looks at SDL's queue once a second for hot-plug, plus
+    at most one wake-up of its event watch each time) — where SDL's evdev driver alone polls
+    every millisecond. Its CPU ticks are printed (under TCG on a busy host they are noisy: a
+    tick lands on whatever runs when the guest's late timer fires)."""
+    run.save_prefs("light")
+    run.start("--reduce-motion", expect=run.kiosk.light)
+    check_ours(run)
+    seconds = 5
+    sample = ("for t in /proc/$pid/task/*; do awk '{print $14+$15}' $t/stat; "
+              "awk '/^voluntary_ctxt_switches/ {print $2}' $t/status; done | paste -sd' '")
+    out = run.vm.agent.call("sh", cmd=f"pid=$(pidof {os.path.basename(run.kiosk.binary)}); getconf CLK_TCK; sleep 2; {sample}; "
+                                      f"sleep {seconds}; {sample}", timeout=seconds + 60, within=seconds + 90)
+    check(out["rc"] == 0, f"sampling the kiosk failed: {out['err']}")
+    lines = out["out"].split("\n")
+    hz = int(lines[0])
+    before, after = ([int(v) for v in line.split()] for line in lines[1:3])
+    check(len(before) == len(after), f"the kiosk's threads changed while idle: {lines}")
+    ticks = sum(after[0::2]) - sum(before[0::2])
+    wakeups = sum(after[1::2]) - sum(before[1::2])
+    run.stop()
+    run.log(f"info: {run.vm.gpu} {run.name}: still page over {seconds} s: {wakeups} wake-ups of its threads, "
+            f"{ticks} CPU ticks ({100 * ticks / (hz * seconds):.1f} % of a core)")
+    check(wakeups <= 2 * seconds, f"a still page woke its threads {wakeups} times in {seconds} s (limit {2 * seconds})")
+
+
+def drm_vt_switch(run):
+    """A VT switch hands the display over and back (card opened directly: VT_PROCESS mode):
+    `chvt 2` completes and the scanout no longer shows the page (the console's own mode is
+    back); `chvt 1` brings the page back, sent whole."""
+    run.save_prefs("light")
+    run.start("--reduce-motion", expect=run.kiosk.light)
+    check_ours(run)
+    out = run.vm.agent.call("sh", cmd="/bin/busybox chvt 2", timeout=30, within=45)
+    check(out["rc"] == 0, f"chvt 2 failed or hung: {out}{run.kiosk_log()}")
+    image, _ = run.vm.wait_image(lambda im: im.corners()[0] != run.kiosk.light, 30, "the console after chvt 2")
+    run.shot(image, "vt2")
+    out = run.vm.agent.call("sh", cmd="/bin/busybox chvt 1", timeout=30, within=45)
+    check(out["rc"] == 0, f"chvt 1 failed or hung: {out}{run.kiosk_log()}")
+    image, _ = run.vm.wait_image(lambda im: all(c == run.kiosk.light for c in im.corners()), 30, "the page after chvt 1")
+    run.shot(image, "vt1")
+    run.stop()
+
+
+SCENARIOS = {f.__name__: f for f in (drm_page_and_tap, drm_restart, drm_idle, drm_vt_switch, drm_cost_against_texture)}
+ORDER = list(SCENARIOS)
+
+
+def main():
+    global SECONDS
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--gpu", default="bochs,virtio")
+    p.add_argument("--only", default=",".join(ORDER))
+    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
+    p.add_argument("--shots", default=None)
+    p.add_argument("--seconds", type=int, default=SECONDS)
+    a = p.parse_args()
+    SECONDS = a.seconds
+    binary = os.environ.get("KIOSK_BIN") or os.path.join(
+        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
+                       text=True, check=True).stdout.strip(), "darkmode-kiosk")
+    if not os.access(binary, os.X_OK):
+        print(f"FAIL: no kiosk binary at {binary}", file=sys.stderr)
+        return 1
+    wanted = [n for n in a.only.split(",") if n]
+    unknown = [n for n in wanted if n not in SCENARIOS]
+    if unknown:
+        print(f"FAIL: unknown scenarios {unknown} (one of {', '.join(ORDER)})", file=sys.stderr)
+        return 2
+    kiosk = Kiosk(binary)
+    shots = a.shots or tempfile.mkdtemp(prefix="drm-presenter-vm-shots.")
+    os.makedirs(shots, exist_ok=True)
+    results = []
+    for gpu in [g for g in a.gpu.split(",") if g]:
+        t0 = time.monotonic()
+        try:
+            with VM(gpu=gpu, accel=a.accel, log=lambda m: print(m, flush=True)) as vm:
+                run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
+                print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
+                for name in [n for n in ORDER if n in wanted]:
+                    run.name = name
+                    started = time.monotonic()
+                    try:
+                        SCENARIOS[name](run)
+                        results.append((gpu, name, True))
+                        print(f"ok: {gpu} {name} ({time.monotonic() - started:.0f} s)", flush=True)
+                    except (Failure, VMError) as x:
+                        results.append((gpu, name, False))
+                        print(f"FAIL: {gpu} {name}: {x}", flush=True)
+                    finally:
+                        run.cleanup()
+        except VMError as x:
+            results.append((gpu, "boot", False))
+            print(f"FAIL: {gpu} guest: {x}", flush=True)
+        except Exception:
+            results.append((gpu, "harness", False))
+            print(f"FAIL: {gpu} harness error:\n{traceback.format_exc()}", flush=True)
+        print(f"info: {gpu}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
+    failed = [r for r in results if not r[2]]
+    print(f"drm-presenter-vm: {len(results) - len(failed)} of {len(results)} passed" +
+          ("" if not failed else "; failed: " + ", ".join(f"{g} {n}" for g, n, _ in failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
