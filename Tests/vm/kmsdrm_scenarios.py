@@ -389,8 +389,8 @@ def console_mode(run):
     def stray(image):
         # Pixels off the page colour but for the controls (with their shadows, margin 24 px)
         # and the labels above the toggles (the 60 px above).
-        inside = sum(image.count_unlike(x - 24, y - 60, cw + 48, ch + 84, run.kiosk.dark) for x, y, cw, ch in controls)
-        return image.count_unlike(0, 0, w, h, run.kiosk.dark) - inside
+        return image.count_unlike_outside([(x - 24, y - 60, cw + 48, ch + 84) for x, y, cw, ch in controls],
+                                          run.kiosk.dark)
     # The page first settles: once (under TCG, a busy machine) the whole screen was black for a
     # while after the first page, before any console output (cause not pinned down: the console
     # output alone, in a separate run, changed nothing). The info line below reports it.
