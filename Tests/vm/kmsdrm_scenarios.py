@@ -468,7 +468,14 @@ def cage_seatd(run):
         started = time.monotonic()
         run.vm.agent.call("tap", device="touch", x=ux, y=uy)
         run.wait_change("dark", run.kiosk.dark, "tap under cage", started)
-        run.stop()
+        # SIGTERM to the kiosk, as when it is stopped on its own; cage ends with its client.
+        # (SIGTERM to cage 0.1.4 itself aborted it here: "wl_display_terminate: Assertion
+        # `ret >= 0 || errno == EAGAIN' failed", status -6.)
+        out = run.vm.agent.call("sh", cmd="kill -TERM $(pidof darkmode-kiosk)")
+        check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
+        rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
+        run.app = None
+        check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
     finally:
         run.vm.agent.call("kill", name="seatd")
 
