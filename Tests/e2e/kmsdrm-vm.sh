@@ -7,9 +7,10 @@
 # saved mode, a hot-plugged touch screen (the ones still pending on the libinput reader are
 # skipped: `kmsdrm_scenarios.py --list`). All of them on bochs-drm (-vga std); on virtio-gpu the
 # page and cage with seatd (cage's wlroots needs PRIME, which bochs lacks): 10 min in all on a
-# machine shared with other builds (load ~8), the taps on virtio left out for that bound. TCG by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm with a timeout and
-# falls back). Needs root (Debian's kernel image is readable by root only). Screenshots go to
-# $E2E_SHOTS (default: a temp folder); docs/run-as-kiosk.md says how to run one scenario by hand.
+# machine shared with other builds (load ~8), the taps on virtio left out for that bound. TCG
+# by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm with a timeout and falls back). Needs
+# root (Debian's kernel image is readable by root only). Screenshots go to $E2E_SHOTS (default:
+# a temp folder); docs/kiosk-operation.md ("The real-kernel test") says how to run one by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
