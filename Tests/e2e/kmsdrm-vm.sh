@@ -4,10 +4,13 @@
 # this build with this machine's SDL and Mesa), and the scenarios of Tests/vm/kmsdrm_scenarios.py
 # run there: the page at the output's mode, taps with each kind of touch device and with QEMU's
 # tablet, a drag, --rotate 90, a calibration matrix, SIGTERM and the console, a restart in the
-# saved mode, a hot-plugged touch screen. All of them on bochs-drm (-vga std), a few on
-# virtio-gpu. TCG by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm with a timeout and
-# falls back). Needs root (Debian's kernel image is readable by root only). Screenshots go to
-# $E2E_SHOTS (default: a temp folder); docs/run-as-kiosk.md says how to run one scenario by hand.
+# saved mode, a hot-plugged touch screen (the ones still pending on the libinput reader are
+# skipped: `kmsdrm_scenarios.py --list`). All of them on bochs-drm (-vga std); on virtio-gpu the
+# page and cage with seatd (cage's wlroots needs PRIME, which bochs lacks): 10 min in all on a
+# machine shared with other builds (load ~8), the taps on virtio left out for that bound. TCG
+# by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm with a timeout and falls back). Needs
+# root (Debian's kernel image is readable by root only). Screenshots go to $E2E_SHOTS (default:
+# a temp folder); docs/kiosk-operation.md ("The real-kernel test") says how to run one by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
@@ -31,7 +34,7 @@ export KIOSK_BIN
 SHOTS=${E2E_SHOTS:-$(mktemp -d /tmp/kmsdrm-vm-shots.XXXXXX)}
 status=0
 /usr/bin/python3 Tests/vm/kmsdrm_scenarios.py --gpu bochs --shots "$SHOTS" || status=1
-/usr/bin/python3 Tests/vm/kmsdrm_scenarios.py --gpu virtio --only page_at_mode,taps_multitouch --shots "$SHOTS" || status=1
+/usr/bin/python3 Tests/vm/kmsdrm_scenarios.py --gpu virtio --only page_at_mode,cage_seatd --shots "$SHOTS" || status=1
 echo "info: screenshots in $SHOTS"
 [ $status -eq 0 ] || fail "kmsdrm-vm: a scenario failed (above)"
 echo "kmsdrm-vm: all scenarios passed"

@@ -33,6 +33,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # took up to ~60 s; the bounds only matter when something is wrong.
 FIRST_FRAME_TIMEOUT = 180
 CHANGE_TIMEOUT = 60
+STOP_TIMEOUT = 60
 
 
 class Failure(Exception):
@@ -158,9 +159,10 @@ class Run:
             return "(no kiosk log)"
 
     def stop(self):
-        """SIGTERM: the kiosk must exit with status 0 within 5 s."""
+        """SIGTERM: the kiosk must exit with status 0 (within STOP_TIMEOUT: under TCG on a busy
+        machine one frame took up to 13 s, and SIGTERM is seen between frames)."""
         self.vm.agent.call("signal", name="kiosk", signal=15)
-        rc = self.vm.agent.call("wait", name="kiosk", timeout=15, within=30)["rc"]
+        rc = self.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
         self.app = None
         check(rc == 0, f"after SIGTERM the kiosk's exit status is {rc}, expected 0{self.kiosk_log()}")
 
@@ -256,14 +258,17 @@ def _taps(run, kind):
 
 
 def taps_multitouch(run):
+    """A multitouch panel (ABS_MT_*, 0..4095): a tap on each control switches the page and the preferences."""
     _taps(run, "multitouch")
 
 
 def taps_single_touch(run):
+    """A single-touch resistive panel (BTN_TOUCH + ABS_X/Y/PRESSURE, 0..4095): a tap on each control switches the page and the preferences."""
     _taps(run, "single")
 
 
 def taps_tablet(run):
+    """QEMU's virtio tablet in its own units (0..32767): a tap on each control switches the page and the preferences."""
     _taps(run, "tablet")
 
 
@@ -321,13 +326,14 @@ def restart_saved_mode(run):
 
 
 def calibration_matrix(run):
-    """LIBINPUT_CALIBRATION_MATRIX (the udev property libinput and cage honour), here a mirror
-    of the x axis (-1 0 1 0 1 0): a touch at the device's mirrored x lands on the Original
-    toggle. Needs udevd in the guest (the property comes from a rule)."""
+    """LIBINPUT_CALIBRATION_MATRIX (the udev property libinput and cage honour), here the axes
+    swapped ("0 1 0 1 0 0": a panel mounted turned): a touch at the swapped position lands on
+    the Original toggle; without the matrix it would land on empty page. Needs udevd in the
+    guest (the property comes from a rule)."""
     w, h = run.mode
     xr = yr = (0, 4095)
     rule = 'ACTION=="add|change", KERNEL=="event*", ATTRS{name}=="dmk-calibrated", ' \
-           'ENV{LIBINPUT_CALIBRATION_MATRIX}="-1 0 1 0 1 0"\n'
+           'ENV{LIBINPUT_CALIBRATION_MATRIX}="0 1 0 1 0 0"\n'
     run.vm.agent.call("sh", cmd=f"mkdir -p /run/udev/rules.d && printf '%s' '{rule}' > /run/udev/rules.d/90-dmk.rules")
     start_udevd(run)
     run.vm.agent.call("sh", cmd="udevadm control --reload", timeout=30, within=60)
@@ -335,11 +341,18 @@ def calibration_matrix(run):
     settle(run)
     prop = run.vm.agent.call("sh", cmd="for e in /dev/input/event*; do udevadm info -q property $e; done "
                                        "| grep LIBINPUT_CALIBRATION_MATRIX")["out"]
-    check("-1 0 1 0 1 0" in prop, f"udev did not give the device the matrix: {prop!r}")
+    check("0 1 0 1 0 0" in prop, f"udev did not give the device the matrix: {prop!r}")
     run.save_prefs("light")
     run.start(expect=run.kiosk.light)
     cx, cy = run.kiosk.centre(run.kiosk.layout(w, h)["toggle"])
-    ux, uy = run.to_units((w - 1 - cx, cy), (w, h), xr, yr)        # the mirrored position
+    # The device's normalised (x, y) is the screen's (y, x).
+    ux = xr[0] + int(cy / h * (xr[1] - xr[0] + 1))
+    uy = yr[0] + int(cx / w * (yr[1] - yr[0] + 1))
+    uncalibrated = ((ux + 0.5) / (xr[1] + 1) * w, (uy + 0.5) / (yr[1] + 1) * h)
+    layout = run.kiosk.layout(w, h)
+    check(not any(x - 24 <= uncalibrated[0] <= x + cw + 24 and y - 60 <= uncalibrated[1] <= y + ch + 24
+                  for x, y, cw, ch in layout.values()),
+          f"the uncalibrated position {uncalibrated} is on a control: the scenario could not tell")
     started = time.monotonic()
     run.vm.agent.call("tap", device="touch", x=ux, y=uy)
     run.wait_change("dark", run.kiosk.dark, "calibrated tap on original", started)
@@ -456,15 +469,29 @@ def console_mode(run):
     run.start(expect=run.kiosk.dark)
     mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
     check(mode == "graphics", f"the VT is in {mode} mode while the kiosk runs, expected graphics")
-    run.vm.agent.call("sh", cmd="echo '<2>dmk-vm: a kernel message while the kiosk runs' >/dev/kmsg; "
-                                "printf 'text written to tty1 while the kiosk runs\\n' >/dev/tty1")
     controls = [tuple(int(round(v)) for v in r) for r in run.kiosk.layout(w, h).values()]
 
     def stray(image):
         # Pixels off the page colour but for the controls (with their shadows, margin 24 px)
         # and the labels above the toggles (the 60 px above).
-        inside = sum(image.count_unlike(x - 24, y - 60, cw + 48, ch + 84, run.kiosk.dark) for x, y, cw, ch in controls)
-        return image.count_unlike(0, 0, w, h, run.kiosk.dark) - inside
+        return image.count_unlike_outside([(x - 24, y - 60, cw + 48, ch + 84) for x, y, cw, ch in controls],
+                                          run.kiosk.dark)
+    # The page first settles: once (under TCG, a busy machine) the whole screen was black for a
+    # while after the first page, before any console output (cause not pinned down: the console
+    # output alone, in a separate run, changed nothing). The info line below reports it.
+    settled, unsettled = 0, []
+    deadline = time.monotonic() + CHANGE_TIMEOUT
+    while settled < 3:
+        image = run.vm.screendump()
+        n = stray(image)
+        settled = settled + 1 if n == 0 else 0
+        if n:
+            unsettled.append(image.corners()[0])
+        check(time.monotonic() < deadline, f"the page did not settle before the console output: {n} stray pixels")
+    if unsettled:
+        run.log(f"info: {run.name}: before settling, screendumps with top-left corners {unsettled[:5]}")
+    run.vm.agent.call("sh", cmd="echo '<2>dmk-vm: a kernel message while the kiosk runs' >/dev/kmsg; "
+                                "printf 'text written to tty1 while the kiosk runs\\n' >/dev/tty1")
     clean_in_a_row = 0
     deadline = time.monotonic() + CHANGE_TIMEOUT
     while clean_in_a_row < 5:
@@ -497,6 +524,9 @@ def cage_seatd(run):
     cage as an unprivileged user (it refuses root) with its seat from seatd, touch through
     libinput (udevd in the guest): the page appears and a tap switches it."""
     w, h = run.mode
+    # cage 0.1.4's wlroots 0.15 refuses a DRM device without PRIME import ("PRIME import not
+    # supported"), which bochs-drm (VRAM helpers) lacks; virtio-gpu has it.
+    check(run.vm.gpu != "bochs", "cage (wlroots 0.15) needs PRIME import, which bochs-drm lacks: run it on virtio")
     start_udevd(run)
     xr = yr = (0, 4095)
     run.device("touch", "multitouch", xr, yr, label="dmk-cage-touch")
@@ -523,7 +553,14 @@ def cage_seatd(run):
         started = time.monotonic()
         run.vm.agent.call("tap", device="touch", x=ux, y=uy)
         run.wait_change("dark", run.kiosk.dark, "tap under cage", started)
-        run.stop()
+        # SIGTERM to the kiosk, as when it is stopped on its own; cage ends with its client.
+        # (SIGTERM to cage 0.1.4 itself aborted it here: "wl_display_terminate: Assertion
+        # `ret >= 0 || errno == EAGAIN' failed", status -6.)
+        out = run.vm.agent.call("sh", cmd="kill -TERM $(pidof darkmode-kiosk)")
+        check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
+        rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
+        run.app = None
+        check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
     finally:
         run.vm.agent.call("kill", name="seatd")
 
@@ -550,7 +587,9 @@ SCENARIOS = {f.__name__: f for f in (page_at_mode, console_mode, taps_multitouch
 ORDER = list(SCENARIOS)
 # Written, and failing until the libinput reader (issue 30, deliverable 2) lands: run only when
 # named with --only (or with --all). A scenario leaves this set in the commit that makes it pass.
-PENDING = {"taps_tablet", "calibration_matrix"}
+PENDING = {"taps_tablet", "calibration_matrix", "hotplug"}
+# Scenarios for one display driver only (cage_seatd: see its note); not run elsewhere by default.
+ONLY_ON = {"cage_seatd": "virtio"}
 
 
 def main():
@@ -594,7 +633,7 @@ def main():
             with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
                 run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
                 print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-                for name in [n for n in ORDER if n in wanted]:
+                for name in [n for n in ORDER if n in wanted and (a.only or ONLY_ON.get(n, gpu) == gpu)]:
                     run.name = name
                     started = time.monotonic()
                     try:

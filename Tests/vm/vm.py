@@ -103,6 +103,19 @@ class Image:
                     n += 1
         return n
 
+    def count_unlike_outside(self, rects, colour):
+        """Pixels off `colour` anywhere but inside the (possibly overlapping) rectangles
+        (x, y, w, h): each pixel counted once."""
+        n = 0
+        for y in range(self.height):
+            spans = sorted((max(0, rx), min(self.width, rx + rw)) for rx, ry, rw, rh in rects if ry <= y < ry + rh)
+            x = 0
+            for a, b in spans + [(self.width, self.width)]:
+                if a > x:
+                    n += self.count_unlike(x, y, a - x, 1, colour)
+                x = max(x, b)
+        return n
+
     def write_png(self, path):
         """The image as an 8-bit RGB PNG (zlib only)."""
         stride = self.width * 3
