@@ -223,6 +223,8 @@ final class LibinputReader: @unchecked Sendable {
         if let fd = opened[node] {
             let error = clibinput_grab(fd, 1)
             if error != 0 { notes.append("not grabbed from SDL (\(String(cString: strerror(error)))): its input may arrive twice") }
+        } else {
+            notes.append("not grabbed from SDL (libinput opened no \(node) through us): its input may arrive twice")
         }
         if libinput_device_config_calibration_has_matrix(device) != 0 {
             var m = [Float](repeating: 0, count: 6)
