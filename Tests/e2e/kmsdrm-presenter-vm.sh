@@ -3,8 +3,9 @@
 # (Tests/vm: QEMU boots Debian's kernel with a busybox initramfs over this machine's root):
 # Tests/vm/drm_presenter_scenarios.py on bochs-drm and virtio-gpu — our presenter is the
 # default on KMS/DRM and shows the page, a tap switches it, a restart comes back in the saved
-# mode, and with the ambient animation it costs at most a quarter of the CPU and of the median
-# frame interval of SDL's GL texture presenter in the same boot. TCG by default. Needs root
+# mode, a still page sleeps, a VT switch hands the display over and back. The cost against SDL's
+# GL texture presenter (drm_cost_against_texture) is pending: run it by hand with
+# `--only drm_cost_against_texture` (see PENDING in the script). TCG by default. Needs root
 # (Debian's kernel image is readable by root only). Screenshots go to $E2E_SHOTS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
