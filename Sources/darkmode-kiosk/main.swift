@@ -36,6 +36,9 @@ func main() -> Int32 {
             StandardOutput.line(KioskVersion.line)
             StandardOutput.line(BuildCPU.versionLine(mask: darkmode_kiosk_build_cpu_features()))
             return 0
+        case .manPage:
+            StandardOutput.write(ManPage.roff)
+            return 0
         case .run(let options):
             return try runKiosk(options)
         case .render(let options):
