@@ -83,7 +83,8 @@ let package = Package(
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
         .systemLibrary(name: "CStreamingStore"),
-        // The version string (from debian/changelog, above).
+        // The version string (from debian/changelog, above); only the executable (and the
+        // version test) depend on it, so a new version recompiles nothing else.
         .target(name: "CVersion", cSettings: [.define("DARKMODE_KIOSK_VERSION", to: "\"\(kioskVersion)\"")]),
 
         // The rasterizer, text on top of it, and the component.
@@ -107,7 +108,7 @@ let package = Package(
         // pthreads for the writer and for frames drawn on more than one core.
         .target(name: "Threads"),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text", "CVersion"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
         .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
@@ -117,7 +118,7 @@ let package = Package(
         // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
         // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
         // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text", "Threads"],
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "Text", "Threads"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
@@ -130,7 +131,7 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),

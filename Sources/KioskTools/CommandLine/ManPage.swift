@@ -54,7 +54,7 @@ public enum ManPage {
     static let files: [(String, String)] = [
         ("/etc/darkmode-kiosk/kiosk.json", "the settings file the units pass with --config (screen, colours, language, appearance sources); check it with darkmode-kiosk --config FILE --check"),
         ("/var/lib/darkmode-kiosk/.config/darkmode-kiosk/preferences.json", "the chosen appearance (the units' --prefs, in their state directory)"),
-        ("/usr/share/darkmode-kiosk/colors.json", "the named colour sets (the config's colors key)"),
+        ("/usr/share/darkmode-kiosk/colors.json", "an example of the colour-sets file the config's colors key can name (the shipped config uses the built-in sets)"),
     ]
 
     static let environment: [(String, String)] = [

@@ -1,11 +1,11 @@
-import CVersion
 import KioskEngine
 import KioskSupport
-/// The program's version, printed by `darkmode-kiosk --version`: debian/changelog's, passed in
-/// by Package.swift through the CVersion target (one place for the binary, the man page and the
-/// package).
+/// The program's version, printed by `darkmode-kiosk --version` and in the man page:
+/// debian/changelog's, which Package.swift passes to the CVersion target. The executable sets
+/// it first thing (`main.swift`), before any thread starts; this module does not import
+/// CVersion itself, so a new version recompiles the executable's two files, not this module.
 public enum KioskVersion {
-    public static let string = String(cString: darkmode_kiosk_version())
+    nonisolated(unsafe) public static var string = "unknown"
     /// The `--version` line.
     public static var line: String { "darkmode-kiosk \(string)" }
 }
