@@ -11,23 +11,27 @@ let rasterSettings: [SwiftSetting] = [
     .unsafeFlags(["-O"], .when(configuration: .debug)),
 ]
 
-/// The CPU the code is compiled for. The kiosk is built on the machine it runs on
-/// (scripts/setup-and-run), so on x86-64 every target but `BuildCPU` (below) is compiled for
-/// that machine's CPU (`-target-cpu native`): with AVX2 the pixel kernels work on eight
-/// pixels per instruction, not four. An image built for other machines names their CPU
-/// instead, e.g.
-/// `DARKMODE_KIOSK_CPU=x86-64 swift build -c release` (any x86-64) or `haswell` (AVX2; also
-/// what valgrind needs on a CPU with AVX-512, which it cannot run). Elsewhere (ARM: NEON has
-/// one width) the compiler's default unless the variable is set. Tests and releases use the
-/// same setting, so the tests check the code the kiosk runs.
+/// The CPU the code is compiled for. A kiosk binary is built once and copied to boards, so by
+/// default every target but `BuildCPU` (below) is compiled for a baseline of its architecture:
+/// `x86-64-v2` on x86-64 (SSE4.2 and POPCNT: every x86-64 CPU since ~2009, QEMU's too) and
+/// `generic` on arm64 (armv8-a with NEON, which has one vector width). A build for the building
+/// machine alone (AVX2 on most x86 today: eight pixels per instruction, not four) is one
+/// variable: `DARKMODE_KIOSK_CPU=native swift build -c release`; any other `-target-cpu` name
+/// works too (`haswell`, `x86-64-v3`, `cortex-a72`). The paired bench of the two is in
+/// README ("How it is built"). Tests and releases use the same setting, so the tests check
+/// the code the kiosk runs.
 let cpuSettings: [SwiftSetting] = {
     #if arch(x86_64)
-    let byDefault: String? = "native"
+    let byDefault: String? = "nehalem"
+    #elseif arch(arm64)
+    let byDefault: String? = "generic"
     #else
     let byDefault: String? = nil
     #endif
-    guard let cpu = Context.environment["DARKMODE_KIOSK_CPU"] ?? byDefault, !cpu.isEmpty else { return [] }
-    return [.unsafeFlags(["-target-cpu", cpu])]
+    let asked = Context.environment["DARKMODE_KIOSK_CPU"].flatMap { $0.isEmpty ? nil : $0 }
+    guard let cpu = asked ?? byDefault else { return [] }
+    // BuildCPUTests checks that a default build asks for nothing beyond the baseline.
+    return [.unsafeFlags(["-target-cpu", cpu])] + (asked == nil ? [.define("DARKMODE_KIOSK_BASELINE_CPU")] : [])
 }()
 
 /// The version, kept in one place: debian/changelog's first entry, `darkmode-kiosk (VERSION) …`,
@@ -83,9 +87,14 @@ let package = Package(
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
         .systemLibrary(name: "CStreamingStore"),
+<<<<<<< HEAD
         // The version string (from debian/changelog, above); only the executable (and the
         // version test) depend on it, so a new version recompiles nothing else.
         .target(name: "CVersion", cSettings: [.define("DARKMODE_KIOSK_VERSION", to: "\"\(kioskVersion)\"")]),
+=======
+        // The virtual terminal's KD mode (ioctl, which Swift cannot call; a header only).
+        .systemLibrary(name: "CConsole"),
+>>>>>>> kms
 
         // The rasterizer, text on top of it, and the component.
         .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore"], swiftSettings: rasterSettings),
@@ -110,7 +119,7 @@ let package = Package(
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus"]),
+        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU"),

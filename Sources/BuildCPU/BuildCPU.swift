@@ -4,8 +4,9 @@ import Glibc
 
 /// Whether this machine has the instruction-set extensions the build was compiled for.
 ///
-/// On x86-64 the package is compiled for the building machine's CPU (Package.swift); a binary
-/// copied to an older CPU would die with SIGILL at its first AVX2 instruction. The executable
+/// On x86-64 the package is compiled for x86-64-v2 by default and for the building machine's CPU
+/// with `DARKMODE_KIOSK_CPU=native` (Package.swift); such a binary copied to an older CPU would
+/// die with SIGILL at its first AVX2 (or SSE4.2) instruction. The executable
 /// checks first: it reads the build's extensions from `CBuildCPU` (a constant, folded in a module
 /// compiled for that CPU) and hands them here. This module is compiled for plain x86-64 (the one
 /// target Package.swift leaves out of the CPU setting), so the check itself runs anywhere.
@@ -39,8 +40,8 @@ public enum BuildCPU {
     public static func problem(mask: UInt64, cpuinfo: String) -> String? {
         guard let lacking = missing(mask: mask, cpuinfo: cpuinfo), !lacking.isEmpty else { return nil }
         return "darkmode-kiosk: this binary was built for a CPU with " + lacking.joined(separator: ", ")
-            + ", which this machine lacks; build it on this machine (scripts/setup-and-run), or build once for"
-            + " any x86-64 with DARKMODE_KIOSK_CPU=x86-64 (README, \"How it is built\")"
+            + ", which this machine lacks; build it without DARKMODE_KIOSK_CPU (the default, x86-64-v2, runs on"
+            + " x86-64 CPUs since 2009) or, for older ones, with DARKMODE_KIOSK_CPU=x86-64 (README, \"How it is built\")"
     }
 
     /// Checks this machine against `mask` (the build's extensions): on a mismatch writes one line

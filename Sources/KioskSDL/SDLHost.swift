@@ -34,6 +34,12 @@ public enum SDLHost {
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
         // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
         // test). Hide it while SDL starts; the notifier reads it afresh for each message.
+        // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
+        if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
+           let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
+            Diagnostics.printError(problem)
+            return 1
+        }
         let notifySocket = getenv("NOTIFY_SOCKET").map { String(cString: $0) }
         if notifySocket != nil { unsetenv("NOTIFY_SOCKET") }
         let initialised = SDL_Init(SDL_INIT_VIDEO) == 0
@@ -43,6 +49,9 @@ public enum SDLHost {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
             return 1
         }
+        // Runs last, after SDL_Quit has put back the console's own display mode: the text
+        // console comes back (a no-op unless `VirtualConsole.enterGraphics` switched it).
+        defer { VirtualConsole.leave() }
         QuitSignal.install()
         defer {
             QuitSignal.uninstall()
@@ -55,6 +64,11 @@ public enum SDLHost {
             Diagnostics.printError(Diagnostics.noDisplayMessage(
                 step: "SDL_Init(video)", reason: "no display found (SDL fell back to its invisible \"\(driver)\" driver)"))
             return 1
+        }
+        // Straight on KMS/DRM the text console shares the screen: its VT goes to graphics mode
+        // (no cursor, no kernel messages over the page) until the kiosk ends, crash included.
+        if driver.lowercased() == "kmsdrm", let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {
+            Diagnostics.printError(line, priority: .warning)
         }
         let clock = HostClock()
         // Process start on the host clock: the process age at entry, plus the time SDL_Init took.

@@ -90,6 +90,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         StandardOutput.line(settings.summary)
         StandardOutput.line(RunSettings.highContrastLine(colors))
         if let background { StandardOutput.line("page background images: " + PageBackgroundFile.summary(background)) }
+        StandardOutput.line(DeviceAccess.checkLine(DeviceAccess.probe(), root: geteuid() == 0, user: DeviceAccess.userName()))
         tzset()
         if let line = AppearanceSummary.scheduleNow(settings.appearance, atUTC: Int64(time(nil)), zone: AppearanceRunner.systemZone) {
             StandardOutput.line(line)

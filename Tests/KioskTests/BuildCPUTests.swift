@@ -42,6 +42,20 @@ import CBuildCPU
         #expect(BuildCPU.versionLine(mask: Self.mask(["ssse3", "avx2"])) == "instruction-set extensions: ssse3 avx2")
     }
 
+    /// The default build (no DARKMODE_KIOSK_CPU) is portable: on x86-64 it needs nothing beyond
+    /// x86-64-v2 (SSSE3, SSE4.1, SSE4.2, POPCNT), so it runs on QEMU's CPU and on every x86-64
+    /// board since 2009; on arm64 no x86 extension is named at all.
+    @Test func theDefaultBuildNeedsOnlyTheBaseline() {
+        #if DARKMODE_KIOSK_BASELINE_CPU
+        let names = BuildCPU.names(mask: darkmode_kiosk_build_cpu_features())
+        #if arch(x86_64)
+        #expect(names == ["ssse3", "sse4_1", "sse4_2", "popcnt"])
+        #else
+        #expect(names == [])
+        #endif
+        #endif
+    }
+
     @Test func thisMachineRunsThisBuild() throws {
         let text = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
         let missing = BuildCPU.missing(mask: darkmode_kiosk_build_cpu_features(), cpuinfo: text)

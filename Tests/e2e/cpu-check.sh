@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The start-up check of the CPU the binary was built for (Sources/BuildCPU): on x86-64 the build
-# is for the building machine's CPU, and a binary copied to a machine without one of those
+# is for x86-64-v2 by default (and for the building machine's CPU with DARKMODE_KIOSK_CPU=native),
+# and a binary copied to a machine without one of those
 # extensions must say so in one line and exit 1, not die of SIGILL. A private mount namespace
 # (`unshare -r -m`: a user namespace too, so no root is needed) shows the binary a
 # /proc/cpuinfo whose flags lack the extensions `--version` names; the real file bind-mounted
@@ -20,6 +21,12 @@ with_cpuinfo() {
 line=$("$BIN" --version | sed -n 2p)
 echo "info: $line"
 case $line in "instruction-set extensions: "*) ;; *) fail "--version's second line: '$line'" ;; esac
+# The default build (scripts/test's, CI's: no DARKMODE_KIOSK_CPU) is the portable one: x86-64-v2.
+if [ -z "${DARKMODE_KIOSK_CPU:-}" ] && [ -z "${KIOSK_BIN:-}" ] && [ "$(uname -m)" = x86_64 ]; then
+    [ "$line" = "instruction-set extensions: ssse3 sse4_1 sse4_2 popcnt" ] \
+        || fail "the default build is not x86-64-v2: '$line' (Package.swift, cpuSettings)"
+    pass "the default build needs x86-64-v2 and nothing more"
+fi
 cp /proc/cpuinfo "$E2E_TMP/real"
 with_cpuinfo "$E2E_TMP/real" --version >"$E2E_TMP/out" 2>"$E2E_TMP/err" || fail "with the real cpuinfo bind-mounted: exit $? ($(cat "$E2E_TMP/err"))"
 [ ! -s "$E2E_TMP/err" ] || fail "with the real cpuinfo: stderr '$(cat "$E2E_TMP/err")'"

@@ -41,20 +41,17 @@ trap finish EXIT
 ARCH=$(dpkg --print-architecture)
 OLD=$(dpkg-parsechangelog -S Version)
 NEW="$OLD+lifecycle1"
-# The CPU scripts/test's release build was made for (Package.swift's default on x86-64), so
-# that build is reused; debian/rules' own default is the portable x86-64-v2.
-CPU=${DARKMODE_KIOSK_CPU:-native}
 mkdir -p "$E2E_TMP/debs"
 build_deb() { # VERSION: dpkg-buildpackage, then the results out of the parent folder
     local log="$E2E_TMP/build-$1.log"
-    DARKMODE_KIOSK_CPU=$CPU DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -b -us -uc >"$log" 2>&1 \
+    DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -b -us -uc >"$log" 2>&1 \
         || fail "dpkg-buildpackage ($1) failed: $(tail -20 "$log")"
     for f in ../darkmode-kiosk_"$1"_"$ARCH".{deb,buildinfo,changes}; do
         [ -f "$f" ] || fail "dpkg-buildpackage ($1) made no $f"
         mv "$f" "$E2E_TMP/debs/"
     done
     compiled=$(grep -o 'Compiling [A-Za-z_]*' "$log" | sort -u | cut -d' ' -f2 | tr '\n' ' ')
-    echo "info: the $1 build compiled: ${compiled:-nothing} (Swift modules only without an earlier release build like scripts/test's)"
+    echo "info: the $1 build compiled: ${compiled:-nothing} (the Swift modules are compiled only when scripts/test has not made the same release build)"
 }
 cp debian/changelog "$CHANGELOG_ORIG"
 {

@@ -1,0 +1,542 @@
+#!/usr/bin/python3
+"""The kiosk on KMS/DRM in a real kernel: scenarios run in QEMU guests (Tests/vm/vm.py).
+
+Each scenario is a small function taking a `Run` (the guest, the kiosk binary's facts, where
+screenshots go) that starts the kiosk in the guest with SDL's kmsdrm backend, acts on it (touch
+devices made with uinput in the guest, QEMU's virtio tablet through QMP, signals) and checks
+what a person would see and what is saved: screendumps of the scanout polled until the page
+shows (never a fixed sleep), and the preferences file read as JSON. Positions come from the
+binary itself (`darkmode-kiosk replay` on an empty trace prints the layout for a size) and the
+page colours from `run --check`: nothing is hard-coded.
+
+Usage: kmsdrm_scenarios.py [--gpu bochs,virtio] [--only NAME,...] [--all] [--accel tcg|kvm|auto]
+                           [--shots DIR] [--list]
+Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (default tcg).
+Exit status 0 when every scenario run passed, 1 otherwise (each failure named).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vm import VM, VMError  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Generous bounds: under TCG on a busy 2-core machine the first frame (EGL + llvmpipe set-up)
+# took up to ~60 s; the bounds only matter when something is wrong.
+FIRST_FRAME_TIMEOUT = 180
+CHANGE_TIMEOUT = 60
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+# --- the kiosk's own facts (host side, same binary) -------------------------------------------
+class Kiosk:
+    def __init__(self, binary):
+        self.binary = binary
+        out = subprocess.run([binary, "run", "--check", "--scale", "1", "--prefs", "/nonexistent/prefs.json"],
+                             capture_output=True, text=True)
+        line = next((l for l in out.stdout.splitlines() if l.startswith("page colours: light ")), None)
+        check(line is not None, f"run --check printed no 'page colours' line: {out.stdout} {out.stderr}")
+        light, dark = line[len("page colours: light "):].split(", dark ")
+        self.light = tuple(int(v) for v in light.split(","))
+        self.dark = tuple(int(v) for v in dark.split(","))
+        check(self.light != self.dark, "light and dark page colours are the same")
+        self.layouts = {}
+
+    def layout(self, width, height):
+        """{"toggle"|"vivid"|"button": (x, y, w, h)} in page pixels at scale 1."""
+        key = (width, height)
+        if key not in self.layouts:
+            with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as empty:
+                out = subprocess.run([self.binary, "replay", empty.name, "--size", f"{width}x{height}", "--scale", "1"],
+                                     capture_output=True, text=True, check=True)
+            layout = json.loads(out.stdout.splitlines()[0])["layout"]
+            check(layout["size"] == [width, height], f"replay's layout is for {layout['size']}, not {width}x{height}")
+            self.layouts[key] = {k: tuple(layout[k][f] for f in "xywh") for k in ("toggle", "vivid", "button")}
+        return self.layouts[key]
+
+    @staticmethod
+    def centre(rect):
+        x, y, w, h = rect
+        return (x + w / 2, y + h / 2)
+
+
+# --- one guest, its kiosk runs -------------------------------------------------------------
+class Run:
+    """What a scenario works with: the guest (`vm`), the kiosk's facts (`kiosk`), the output's
+    mode, and helpers to start and stop the kiosk, touch, and look."""
+
+    def __init__(self, vm, kiosk, shots, log):
+        self.vm, self.kiosk, self.shots, self.log = vm, kiosk, shots, log
+        self.timings = {}
+        self.name = "scenario"
+        modes = vm.agent.call("sh", cmd="for c in /sys/class/drm/card*-*; do [ \"$(cat $c/status)\" = connected ] "
+                                        "&& head -1 $c/modes; done")["out"].split()
+        check(modes, f"no connected DRM output in the guest: {vm.agent.call('sh', cmd='ls /sys/class/drm')['out']}")
+        self.mode = tuple(int(v) for v in modes[0].split("x"))
+        self.app = None
+        self.devices = []
+
+    # Files of the results share, by scenario.
+    def prefs_guest(self):
+        return self.vm.guest_out(f"{self.name}.prefs.json")
+
+    def prefs_host(self):
+        return self.vm.host_out(f"{self.name}.prefs.json")
+
+    def save_prefs(self, appearance):
+        with open(self.prefs_host(), "w") as f:
+            json.dump({"appearance": appearance}, f)
+
+    def appearance(self):
+        try:
+            with open(self.prefs_host()) as f:
+                return json.load(f).get("appearance", "missing")
+        except FileNotFoundError:
+            return "no file"
+        except (OSError, ValueError) as x:
+            return f"unreadable ({x})"
+
+    def shot(self, image, what):
+        path = os.path.join(self.shots, f"{self.vm.gpu}-{self.name}-{what}.png")
+        image.write_png(path)
+        return path
+
+    # --- the kiosk ---------------------------------------------------------------------------
+    def kiosk_argv(self, *args):
+        return [self.kiosk.binary, "run", "--scale", "1", "--prefs", self.prefs_guest(), *args]
+
+    def start(self, *args, env=None, expect=None, argv=None):
+        """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file; or `argv`,
+        e.g. a compositor running it) and waits for its first page: every corner `expect` (a
+        page colour). Returns (that screendump, the top-left corners seen before it)."""
+        log = self.vm.guest_out(f"{self.name}.kiosk.log")
+        environment = {"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1"}
+        environment.update(env or {})
+        self.vm.agent.call("start", name="kiosk", args=argv or self.kiosk_argv(*args), env=environment, log=log)
+        started = time.monotonic()
+        self.app = True
+        seen = []
+
+        def first_page(image):
+            corners = image.corners()
+            seen.append(corners[0])
+            if self.vm.agent.call("wait", name="kiosk", timeout=0)["rc"] is not None:
+                raise Failure(f"the kiosk exited before its first frame: {self.kiosk_log()}")
+            return all(c == expect for c in corners)
+        image, _ = self.vm.wait_image(first_page, FIRST_FRAME_TIMEOUT, f"{self.name}: the first page ({expect})")
+        first = time.monotonic() - started
+        self.timings.setdefault("app start to first frame", []).append(first)
+        self.log(f"info: {self.name}: first page {first:.1f} s after start")
+        self.shot(image, "first")
+        return image, seen
+
+    def kiosk_log(self):
+        try:
+            with open(self.vm.host_out(f"{self.name}.kiosk.log"), errors="replace") as f:
+                return "\n--- kiosk log:\n" + f.read()[-3000:]
+        except OSError:
+            return "(no kiosk log)"
+
+    def stop(self):
+        """SIGTERM: the kiosk must exit with status 0 within 5 s."""
+        self.vm.agent.call("signal", name="kiosk", signal=15)
+        rc = self.vm.agent.call("wait", name="kiosk", timeout=15, within=30)["rc"]
+        self.app = None
+        check(rc == 0, f"after SIGTERM the kiosk's exit status is {rc}, expected 0{self.kiosk_log()}")
+
+    def cleanup(self):
+        if self.app:
+            try:
+                self.vm.agent.call("kill", name="kiosk")
+            except Exception:
+                pass
+            self.app = None
+        for name in self.devices:
+            try:
+                self.vm.agent.call("close_device", name=name)
+            except Exception:
+                pass
+        self.devices = []
+
+    # --- input -------------------------------------------------------------------------------
+    def device(self, name, kind, x, y, **extra):
+        """A uinput touch device in the guest with axes x = [min, max], y likewise."""
+        self.vm.agent.call("device", name=name, kind=kind, x=list(x), y=list(y), **extra)
+        self.devices.append(name)
+        return (kind, tuple(x), tuple(y))
+
+    @staticmethod
+    def to_units(point, size, x_range, y_range):
+        """Screen pixel position -> device units, for a device whose axes span the screen."""
+        (px, py), (w, h) = point, size
+        ux = x_range[0] + (px + 0.5) / w * (x_range[1] - x_range[0] + 1)
+        uy = y_range[0] + (py + 0.5) / h * (y_range[1] - y_range[0] + 1)
+        return (min(x_range[1], int(ux)), min(y_range[1], int(uy)))
+
+    def wait_change(self, appearance, colour, what, started):
+        """The preferences say `appearance` and the page's corners show `colour`; returns the
+        seconds from `started` until both."""
+        deadline = time.monotonic() + CHANGE_TIMEOUT
+        while self.appearance() != appearance:
+            check(time.monotonic() < deadline, f"{what}: preferences appearance is {self.appearance()}, "
+                                               f"expected {appearance}{self.kiosk_log()}")
+            time.sleep(0.05)
+        image, _ = self.vm.wait_image(lambda im: all(c == colour for c in im.corners()), CHANGE_TIMEOUT,
+                                      f"{what}: the page colour {colour}")
+        took = time.monotonic() - started
+        self.timings.setdefault("tap to page changed", []).append(took)
+        self.shot(image, what.replace(" ", "-"))
+        return took
+
+
+# --- scenarios -------------------------------------------------------------------------------
+def page_at_mode(run):
+    """The page fills the output at its mode, in the saved mode; the Original toggle is drawn
+    where the layout for that size puts it; SIGTERM → exit 0."""
+    w, h = run.mode
+    run.save_prefs("dark")
+    image, _ = run.start(expect=run.kiosk.dark)
+    check((image.width, image.height) == (w, h),
+          f"the screendump is {image.width}x{image.height}, the output's mode {w}x{h}")
+    x, y, tw, th = (int(round(v)) for v in run.kiosk.layout(w, h)["toggle"])
+    ink = image.count_unlike(x, y, tw, th, run.kiosk.dark)
+    check(ink > tw * th // 2, f"the Original toggle's frame {tw}x{th}+{x}+{y} is mostly page colour ({ink} px differ)")
+    run.stop()
+    check(run.appearance() == "dark", f"the saved mode changed to {run.appearance()} without input")
+
+
+def _taps(run, kind):
+    """A tap on each control with one device kind: Original → dark, Vivid → light, the
+    "Use System Setting" button → system (light page: no system source in the guest)."""
+    w, h = run.mode
+    if kind == "tablet":
+        xr = yr = (0, 32767)           # QEMU's virtio tablet's own units
+    elif kind == "single":
+        xr = yr = (0, 4095)            # a resistive panel's ADC range
+        run.device("touch", "single", xr, yr)
+    else:
+        xr, yr = (0, 4095), (0, 4095)  # a capacitive panel's own units (not pixels)
+        run.device("touch", "multitouch", xr, yr)
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    layout = run.kiosk.layout(w, h)
+    for control, appearance, colour in (("toggle", "dark", run.kiosk.dark), ("vivid", "light", run.kiosk.light),
+                                        ("button", "system", run.kiosk.light)):
+        ux, uy = run.to_units(run.kiosk.centre(layout[control]), (w, h), xr, yr)
+        started = time.monotonic()
+        if kind == "tablet":
+            run.vm.tablet_tap(ux, uy)
+        else:
+            run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+        took = run.wait_change(appearance, colour, f"{kind} tap on {control}", started)
+        run.log(f"info: {run.name}: tap on {control} at device ({ux}, {uy}) -> {appearance} in {took:.1f} s")
+    run.stop()
+
+
+def taps_multitouch(run):
+    _taps(run, "multitouch")
+
+
+def taps_single_touch(run):
+    _taps(run, "single")
+
+
+def taps_tablet(run):
+    _taps(run, "tablet")
+
+
+def drag_vivid(run):
+    """A drag of the Vivid toggle's knob from its off end to its on end turns dark mode on."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr)
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    x, y, tw, th = run.kiosk.layout(w, h)["vivid"]
+    cy = y + th / 2
+    points = [run.to_units((x + th / 2 + (tw - th) * i / 10, cy), (w, h), xr, yr) for i in range(11)]
+    started = time.monotonic()
+    run.vm.agent.call("drag", device="touch", points=points, interval=0.05)
+    run.wait_change("dark", run.kiosk.dark, "drag on vivid", started)
+    run.stop()
+
+
+def rotate_90(run):
+    """--rotate 90: the page is laid out portrait and turned clockwise; a tap at where the
+    Original toggle appears on the screen switches it."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr)
+    run.save_prefs("light")
+    image, _ = run.start("--rotate", "90", expect=run.kiosk.light)
+    px, py = run.kiosk.centre(run.kiosk.layout(h, w)["toggle"])     # portrait page
+    screen = (w - py, px)                                           # turned clockwise
+    check(image.pixel(int(screen[0]), int(screen[1])) != run.kiosk.light,
+          f"no toggle drawn at the rotated position {screen}")
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=run.to_units(screen, (w, h), xr, yr)[0],
+                      y=run.to_units(screen, (w, h), xr, yr)[1])
+    run.wait_change("dark", run.kiosk.dark, "rotated tap on original", started)
+    run.stop()
+
+
+def restart_saved_mode(run):
+    """A mode saved by a tap is what the next start shows from its first frame: no screendump
+    between the start and the dark page shows the light page."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr)
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    ux, uy = run.to_units(run.kiosk.centre(run.kiosk.layout(w, h)["toggle"]), (w, h), xr, yr)
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    run.wait_change("dark", run.kiosk.dark, "tap before restart", started)
+    run.stop()
+    _, seen = run.start(expect=run.kiosk.dark)
+    check(run.kiosk.light not in seen, f"the light page showed before the saved dark one: corners seen {seen}")
+    run.stop()
+
+
+def calibration_matrix(run):
+    """LIBINPUT_CALIBRATION_MATRIX (the udev property libinput and cage honour), here a mirror
+    of the x axis (-1 0 1 0 1 0): a touch at the device's mirrored x lands on the Original
+    toggle. Needs udevd in the guest (the property comes from a rule)."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    rule = 'ACTION=="add|change", KERNEL=="event*", ATTRS{name}=="dmk-calibrated", ' \
+           'ENV{LIBINPUT_CALIBRATION_MATRIX}="-1 0 1 0 1 0"\n'
+    run.vm.agent.call("sh", cmd=f"mkdir -p /run/udev/rules.d && printf '%s' '{rule}' > /run/udev/rules.d/90-dmk.rules")
+    start_udevd(run)
+    run.device("touch", "multitouch", xr, yr, label="dmk-calibrated")
+    settle(run)
+    prop = run.vm.agent.call("sh", cmd="for e in /dev/input/event*; do udevadm info -q property $e; done "
+                                       "| grep LIBINPUT_CALIBRATION_MATRIX")["out"]
+    check("-1 0 1 0 1 0" in prop, f"udev did not give the device the matrix: {prop!r}")
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    cx, cy = run.kiosk.centre(run.kiosk.layout(w, h)["toggle"])
+    ux, uy = run.to_units((w - 1 - cx, cy), (w, h), xr, yr)        # the mirrored position
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    run.wait_change("dark", run.kiosk.dark, "calibrated tap on original", started)
+    run.stop()
+
+
+def hotplug(run):
+    """A touch screen plugged in while the kiosk runs (udevd in the guest) works."""
+    w, h = run.mode
+    start_udevd(run)
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light)
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr, label="dmk-hotplugged")
+    settle(run)
+    ux, uy = run.to_units(run.kiosk.centre(run.kiosk.layout(w, h)["toggle"]), (w, h), xr, yr)
+    deadline = time.monotonic() + CHANGE_TIMEOUT
+    # The device is announced to the app asynchronously: tap again until it lands (or the bound).
+    while run.appearance() != "dark" and time.monotonic() < deadline:
+        started = time.monotonic()
+        run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+        t = time.monotonic() + 5
+        while run.appearance() == "light" and time.monotonic() < t:
+            time.sleep(0.1)
+    run.wait_change("dark", run.kiosk.dark, "tap on hot-plugged touch screen", started)
+    run.stop()
+
+
+def console_mode(run):
+    """While the kiosk owns the display the VT is in graphics mode: a kernel message (KERN_CRIT,
+    printed on every console) and text written to tty1 leave the page as it was; after SIGTERM
+    the VT is back in text mode and the console shows again; after a crash (SIGSEGV) too."""
+    w, h = run.mode
+    run.save_prefs("dark")
+    run.start(expect=run.kiosk.dark)
+    mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
+    check(mode == "graphics", f"the VT is in {mode} mode while the kiosk runs, expected graphics")
+    run.vm.agent.call("sh", cmd="echo '<2>dmk-vm: a kernel message while the kiosk runs' >/dev/kmsg; "
+                                "printf 'text written to tty1 while the kiosk runs\\n' >/dev/tty1")
+    controls = [tuple(int(round(v)) for v in r) for r in run.kiosk.layout(w, h).values()]
+
+    def stray(image):
+        # Pixels off the page colour but for the controls (with their shadows, margin 24 px)
+        # and the labels above the toggles (the 60 px above).
+        inside = sum(image.count_unlike(x - 24, y - 60, cw + 48, ch + 84, run.kiosk.dark) for x, y, cw, ch in controls)
+        return image.count_unlike(0, 0, w, h, run.kiosk.dark) - inside
+    clean_in_a_row = 0
+    deadline = time.monotonic() + CHANGE_TIMEOUT
+    while clean_in_a_row < 5:
+        image = run.vm.screendump()
+        n = stray(image)
+        check(n == 0, f"{n} pixels off the page colour outside the controls after console output "
+                          f"(saved {run.shot(image, 'console-output')})")
+        clean_in_a_row += 1
+        check(time.monotonic() < deadline, "screendumps too slow")
+    run.shot(image, "after-console-output")
+    run.stop()
+    mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
+    check(mode == "text", f"after SIGTERM the VT is in {mode} mode, expected text")
+    image, _ = run.vm.wait_image(lambda im: im.corners()[0] != run.kiosk.dark, CHANGE_TIMEOUT,
+                                 "the text console back after SIGTERM")
+    run.shot(image, "console-after-sigterm")
+    # A crash: the kernel's SIGSEGV, sent here; the handler restores, then the signal goes on.
+    run.start(expect=run.kiosk.dark)
+    check(run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"] == "graphics", "the VT is not in graphics mode")
+    run.vm.agent.call("signal", name="kiosk", signal=11)
+    rc = run.vm.agent.call("wait", name="kiosk", timeout=30, within=45)["rc"]
+    run.app = None
+    check(rc is not None and rc != 0, f"after SIGSEGV the kiosk's status is {rc}")
+    mode = run.vm.agent.call("kdmode", tty="/dev/tty1")["mode"]
+    check(mode == "text", f"after a crash (SIGSEGV, status {rc}) the VT is in {mode} mode, expected text")
+
+
+def cage_seatd(run):
+    """The shipped unit's command line (`cage -- darkmode-kiosk run …`) on the same DRM device:
+    cage as an unprivileged user (it refuses root) with its seat from seatd, touch through
+    libinput (udevd in the guest): the page appears and a tap switches it."""
+    w, h = run.mode
+    start_udevd(run)
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr, label="dmk-cage-touch")
+    settle(run)
+    run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"],
+                      log=run.vm.guest_out(f"{run.name}.seatd.log"))
+    out = run.vm.agent.call("sh", cmd="i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 300 ]; do sleep 0.1; "
+                                      "i=$((i+1)); done; ls -l /run/seatd.sock; "
+                                      "mkdir -p -m 0700 /run/user/65534 && chown 65534:65534 /run/user/65534",
+                            within=60)
+    check(out["rc"] == 0, f"seatd's socket did not appear: {out['out']} {out['err']}")
+    run.save_prefs("light")
+    os.chmod(run.prefs_host(), 0o666)
+    # The user nobody may not reach the checkout (CI's may be in root's home): a copy it can run.
+    shutil.copy(run.kiosk.binary, run.vm.host_out("darkmode-kiosk"))
+    os.chmod(run.vm.host_out("darkmode-kiosk"), 0o755)
+    kiosk = [run.vm.guest_out("darkmode-kiosk"), *run.kiosk_argv()[1:]]
+    try:
+        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "env", "HOME=/run/user/65534", "XDG_RUNTIME_DIR=/run/user/65534", "LIBSEAT_BACKEND=seatd",
+                "WLR_RENDERER=pixman", "SDL_VIDEODRIVER=wayland", "cage", "--", *kiosk]
+        run.start(argv=argv, expect=run.kiosk.light)
+        ux, uy = run.to_units(run.kiosk.centre(run.kiosk.layout(w, h)["toggle"]), (w, h), xr, yr)
+        started = time.monotonic()
+        run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+        run.wait_change("dark", run.kiosk.dark, "tap under cage", started)
+        run.stop()
+    finally:
+        run.vm.agent.call("kill", name="seatd")
+
+
+def start_udevd(run):
+    out = run.vm.agent.call("sh", cmd="pidof systemd-udevd >/dev/null || /lib/systemd/systemd-udevd --daemon; "
+                                      "udevadm trigger --action=add && udevadm settle -t 60", timeout=120, within=150)
+    check(out["rc"] == 0, f"udevd in the guest: {out['err']}")
+
+
+def settle(run):
+    run.vm.agent.call("sh", cmd="udevadm settle -t 60", timeout=90, within=120)
+
+
+SCENARIOS = {f.__name__: f for f in (page_at_mode, console_mode, taps_multitouch, taps_single_touch, taps_tablet,
+                                     drag_vivid, rotate_90, restart_saved_mode, calibration_matrix, hotplug,
+                                     cage_seatd)}
+# Scenarios that change the guest for the rest of its life (udevd running) go last.
+ORDER = list(SCENARIOS)
+# Written, and failing until the libinput reader (issue 30, deliverable 2) lands: run only when
+# named with --only (or with --all). A scenario leaves this set in the commit that makes it pass.
+PENDING = {"taps_tablet", "calibration_matrix"}
+
+
+def main():
+    # SIGTERM (a CI timeout, the e2e script's trap) unwinds like an exception, so every VM's
+    # `with` powers it off and QEMU is not left behind.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--gpu", default="bochs,virtio")
+    p.add_argument("--only", default=None, help="scenarios to run (default: all but the pending ones)")
+    p.add_argument("--all", action="store_true", help="the pending scenarios too")
+    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
+    p.add_argument("--shots", default=None)
+    p.add_argument("--list", action="store_true")
+    a = p.parse_args()
+    if a.list:
+        for name in ORDER:
+            print(f"{name}{' (pending)' if name in PENDING else ''}: {' '.join((SCENARIOS[name].__doc__ or '').split())}")
+        return 0
+    binary = os.environ.get("KIOSK_BIN") or os.path.join(
+        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
+                       text=True, check=True).stdout.strip(), "darkmode-kiosk")
+    if not os.access(binary, os.X_OK):
+        print(f"FAIL: no kiosk binary at {binary}", file=sys.stderr)
+        return 1
+    kiosk = Kiosk(binary)
+    shots = a.shots or tempfile.mkdtemp(prefix="kmsdrm-vm-shots.")
+    os.makedirs(shots, exist_ok=True)
+    wanted = [n for n in (a.only.split(",") if a.only else ORDER) if n]
+    if not a.only and not a.all:
+        wanted = [n for n in wanted if n not in PENDING]
+    unknown = [n for n in wanted if n not in SCENARIOS]
+    if unknown:
+        print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
+        return 2
+    results = []
+    for gpu in [g for g in a.gpu.split(",") if g]:
+        t0 = time.monotonic()
+        before = len([r for r in results if not r[2]])
+        work = tempfile.mkdtemp(prefix=f"dmk-vm-{gpu}.")
+        try:
+            with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
+                run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
+                print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
+                for name in [n for n in ORDER if n in wanted]:
+                    run.name = name
+                    started = time.monotonic()
+                    try:
+                        SCENARIOS[name](run)
+                        results.append((gpu, name, True, ""))
+                        print(f"ok: {gpu} {name} ({time.monotonic() - started:.0f} s)", flush=True)
+                    except (Failure, VMError) as x:
+                        results.append((gpu, name, False, str(x)))
+                        print(f"FAIL: {gpu} {name}: {x}", flush=True)
+                    finally:
+                        run.cleanup()
+                timings = dict(vm.timings)
+                for k, v in run.timings.items():
+                    timings[k] = v
+                print(f"info: {gpu} timings ({vm.accel}): " + "; ".join(
+                    f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
+                    for k, v in timings.items()), flush=True)
+        except VMError as x:
+            results.append((gpu, "boot", False, str(x)))
+            print(f"FAIL: {gpu} guest: {x}", flush=True)
+        except Exception:
+            results.append((gpu, "harness", False, traceback.format_exc()))
+            print(f"FAIL: {gpu} harness error:\n{traceback.format_exc()}", flush=True)
+        print(f"info: {gpu}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
+        if len([r for r in results if not r[2]]) > before or os.environ.get("DMK_VM_KEEP"):
+            print(f"info: {gpu}: the guest's serial log, kiosk logs and preferences are kept in {work}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    failed = [r for r in results if not r[2]]
+    print(f"kmsdrm-vm: {len(results) - len(failed)} of {len(results)} passed" +
+          ("" if not failed else "; failed: " + ", ".join(f"{g} {n}" for g, n, _, _ in failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
