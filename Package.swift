@@ -87,14 +87,11 @@ let package = Package(
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
         .systemLibrary(name: "CStreamingStore"),
-<<<<<<< HEAD
         // The version string (from debian/changelog, above); only the executable (and the
         // version test) depend on it, so a new version recompiles nothing else.
         .target(name: "CVersion", cSettings: [.define("DARKMODE_KIOSK_VERSION", to: "\"\(kioskVersion)\"")]),
-=======
         // The virtual terminal's KD mode (ioctl, which Swift cannot call; a header only).
         .systemLibrary(name: "CConsole"),
->>>>>>> kms
 
         // The rasterizer, text on top of it, and the component.
         .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore"], swiftSettings: rasterSettings),
