@@ -29,7 +29,8 @@ finish() {
     for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
         umount "${MOUNTS[i]}" 2>/dev/null || umount -l "${MOUNTS[i]}" 2>/dev/null || true
     done
-    if findmnt -rn -o TARGET | grep -q "^$E2E_TMP"; then
+    # (grep reads to the end: -q would stop early and pipefail would then hide a match.)
+    if findmnt -rn -o TARGET | grep "^$E2E_TMP" >/dev/null; then
         echo "deb-lifecycle: $E2E_TMP still has mounts; left in place (not deleted)" >&2
         E2E_TMP=/nonexistent-kept
     fi
@@ -153,7 +154,8 @@ as_kiosk /usr/bin/darkmode-kiosk replay /tmp/tap.jsonl --prefs "$PREFS" >/dev/nu
     || fail "replay as kiosk failed: $(cat "$E2E_TMP/replay.err")"
 [ "$(prefs_mode "$ROOT$PREFS")" = true ] || fail "the tap did not leave dark mode in $PREFS"
 sed -i 's/"width": 260/"width": 300/' "$ROOT$CONF"
-in_root darkmode-kiosk --config "$CONF" --check | grep -qxF "toggle width: 300 pt" || fail "the edited config does not read back width 300"
+in_root darkmode-kiosk --config "$CONF" --check >"$E2E_TMP/check.out" 2>&1 || fail "the edited config fails --check: $(cat "$E2E_TMP/check.out")"
+grep -qxE "toggle width: 300(\.0)? pt" "$E2E_TMP/check.out" || fail "the edited config does not read back width 300: $(grep width "$E2E_TMP/check.out")"
 PREFS_SHA=$(sha "$PREFS") CONF_SHA=$(sha "$CONF")
 step "preferences written as kiosk, config edited"
 
