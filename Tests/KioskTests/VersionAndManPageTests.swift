@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CVersion
 @testable import KioskTools
+import KioskSupport
 
 /// The version has one source, debian/changelog (Package.swift passes its first entry's
 /// upstream version into the binary), and the man page is generated from `--help`'s tables.
@@ -56,10 +57,13 @@ import CVersion
         for sub in KioskSubcommand.allCases {
             #expect(roff.contains(ManPage.escape(HelpText.summaries[sub]!)), "\(sub)'s summary")
             for spec in FlagSpec.specs(for: sub) {
-                // A switch: ".B --name"; a flag with a value: .BI "--name" " " "VALUE".
-                let line = spec.valueName.map { #".BI ""# + ManPage.escape(spec.name) + #"" " " ""# + ManPage.escape($0) + "\"" }
+                // A switch: ".B --name"; a flag with a value: .BI "--name " "VALUE".
+                let line = spec.valueName.map { #".BI ""# + ManPage.escape(spec.name) + #" " ""# + ManPage.escape($0) + "\"" }
                     ?? ".B " + ManPage.escape(spec.name)
-                let at = lines.firstIndex { $0 == line }
+                // In this command's own section (flags repeat across commands).
+                let title = ".SS " + ManPage.escape(sub == .run ? "run (the default)" : sub.rawValue)
+                let section = lines.firstIndex { $0 == title } ?? lines.endIndex
+                let at = lines[section...].firstIndex { $0 == line }
                 #expect(at != nil, "\(sub) \(spec.name): no line \(line)")
                 if let at { #expect(lines[at + 1] == ManPage.escape(spec.help)[...], "\(sub) \(spec.name)'s help") }
             }

@@ -23,15 +23,16 @@ public enum ManPage {
             for spec in FlagSpec.specs(for: sub) {
                 out.append(".TP")
                 if let value = spec.valueName {
-                    out.append(#".BI ""# + escape(spec.name) + #" " " "# + escape(value) + #"""#)
+                    // Bold "--name ", then the value in italics.
+                    out.append(#".BI ""# + escape(spec.name) + #" " ""# + escape(value) + #"""#)
                 } else {
                     out.append(".B " + escape(spec.name))
                 }
                 out.append(escape(spec.help))
             }
         }
-        out += [".SS Other options", ".TP", ".BR \\-\\-help \", \" \\-h", "this summary, or a command's flags after the command",
-                ".TP", ".BR \\-\\-version \", \" \\-V", "the version and the instruction-set extensions the binary was built for"]
+        out += [".SS Other options", ".TP", ".BR \\-\\-help \", \" \\-h", escape("this summary, or a command's flags after the command"),
+                ".TP", ".BR \\-\\-version \", \" \\-V", escape("the version and the instruction-set extensions the binary was built for")]
         out.append(".SH FILES")
         for (path, what) in files { out += [".TP", ".I " + escape(path), escape(what)] }
         out.append(".SH ENVIRONMENT")
