@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import Foundation
 
 /// Hot pixel loops are written with wrapping arithmetic and unsafe buffers; the release
 /// configuration additionally drops the remaining bounds/overflow checks in `Raster` only.
@@ -33,6 +34,39 @@ let cpuSettings: [SwiftSetting] = {
     return [.unsafeFlags(["-target-cpu", cpu])] + (asked == nil ? [.define("DARKMODE_KIOSK_BASELINE_CPU")] : [])
 }()
 
+/// The version, kept in one place: debian/changelog's first entry, `darkmode-kiosk (VERSION) …`,
+/// without an epoch or a Debian revision. `darkmode-kiosk --version`, its man page and the .deb
+/// all say it (Tests/KioskTests/VersionTests.swift compares them). debian/rules passes the
+/// changelog's version in DARKMODE_KIOSK_VERSION: SwiftPM caches this manifest's evaluation
+/// keyed on its text and environment, not on the files it reads, so the variable is what makes
+/// a new changelog entry reach the build. A hand build after editing the changelog: `touch
+/// Package.swift` (the version test says so when they differ).
+let kioskVersion: String = {
+    let given = Context.environment["DARKMODE_KIOSK_VERSION"].flatMap { $0.isEmpty ? nil : $0 }
+    let path = Context.packageDirectory + "/debian/changelog"
+    guard let version = given ?? changelogVersion(path) else {
+        fatalError("\(path): no version in its first line (expected 'darkmode-kiosk (VERSION) ...')")
+    }
+    // It goes into a C string literal: only the characters of a Debian version.
+    let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.+~-")
+    guard version.allSatisfy({ allowed.contains($0) }), version.first?.isNumber == true else {
+        fatalError("darkmode-kiosk version '\(version)' is not a Debian upstream version")
+    }
+    return version
+}()
+
+/// The upstream version of the changelog's first entry: "1:0.2.0-3" gives "0.2.0"; a native
+/// version ("0.2.0", "0.2.0+ci1") is itself.
+func changelogVersion(_ path: String) -> String? {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+          let first = text.split(separator: "\n").first,
+          let open = first.firstIndex(of: "("), let close = first.firstIndex(of: ")"), open < close else { return nil }
+    var v = first[first.index(after: open)..<close]
+    if let colon = v.firstIndex(of: ":") { v = v[v.index(after: colon)...] }
+    if let dash = v.lastIndex(of: "-") { v = v[..<dash] }
+    return v.isEmpty ? nil : String(v)
+}
+
 let package = Package(
     name: "DarkModeKiosk",
     products: [
@@ -57,6 +91,9 @@ let package = Package(
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
         .systemLibrary(name: "CStreamingStore"),
+        // The version string (from debian/changelog, above); only the executable (and the
+        // version test) depend on it, so a new version recompiles nothing else.
+        .target(name: "CVersion", cSettings: [.define("DARKMODE_KIOSK_VERSION", to: "\"\(kioskVersion)\"")]),
         // The virtual terminal's KD mode (ioctl, which Swift cannot call; a header only).
         .systemLibrary(name: "CConsole"),
 
@@ -89,7 +126,12 @@ let package = Package(
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU"),
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads"]),
+        // Linked with the Swift runtime inside (standard library, Dispatch: /opt/swift is not on a
+        // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
+        // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
+        // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads"],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
         // The pre-optimisation kernels as test oracles: test-only, no code shared with Raster.
@@ -101,7 +143,7 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),

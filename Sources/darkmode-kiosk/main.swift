@@ -5,6 +5,7 @@ import Darwin
 #endif
 import BuildCPU
 import CBuildCPU
+import CVersion
 import KioskEngine
 import KioskSupport
 import KioskTools
@@ -20,6 +21,7 @@ func main() -> Int32 {
     // Before anything compiled for the build's CPU runs: one clear line, not SIGILL, on a CPU
     // without the extensions this binary was compiled for.
     BuildCPU.verify(mask: darkmode_kiosk_build_cpu_features())
+    KioskVersion.string = String(cString: darkmode_kiosk_version())
     ProcessSetup.start()
     let command: KioskCommand
     do {
@@ -35,6 +37,9 @@ func main() -> Int32 {
         case .version:
             StandardOutput.line(KioskVersion.line)
             StandardOutput.line(BuildCPU.versionLine(mask: darkmode_kiosk_build_cpu_features()))
+            return 0
+        case .manPage:
+            StandardOutput.write(ManPage.roff)
             return 0
         case .run(let options):
             return try runKiosk(options)

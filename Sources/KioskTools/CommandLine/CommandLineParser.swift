@@ -11,7 +11,8 @@ import Threads
 /// Grammar: an optional subcommand first (`run` when omitted), then flags in any order, as
 /// `--flag value` or `--flag=value`; `--` ends the flags. A flag may be given once. A value
 /// may not start with `--` in the two-word form (so a forgotten value is reported, not eaten).
-/// `--help`/`-h` anywhere prints the current subcommand's help; `--version` stands alone.
+/// `--help`/`-h` anywhere prints the current subcommand's help; `--version` stands alone, as
+/// does the undocumented `--man` (the manual page in roff, generated at package build time).
 public enum CommandLineParser {
     public static let maxFrames = 10_000_000
     public static let maxTime = 1_000_000.0
@@ -29,6 +30,9 @@ public enum CommandLineParser {
             case "--version", "-V", "version":
                 guard args.count == 1 else { throw .usage("--version takes no other arguments") }
                 return .version
+            case "--man":
+                guard args.count == 1 else { throw .usage("--man takes no other arguments") }
+                return .manPage
             default: break
             }
         }

@@ -17,6 +17,9 @@ public enum KioskCommand: Equatable, Sendable {
     case help(KioskSubcommand?)
     /// Print `KioskVersion.line` and exit 0.
     case version
+    /// Print the manual page (`ManPage.roff`) and exit 0: hidden from `--help`, used by
+    /// debian/rules to write darkmode-kiosk.1 from the same flag tables as `--help`.
+    case manPage
 }
 
 public enum KioskSubcommand: String, CaseIterable, Equatable, Sendable {
