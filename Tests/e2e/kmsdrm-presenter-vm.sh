@@ -10,23 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
-DMK_VM_PIDFILE="$E2E_TMP/qemu.pids"
-export DMK_VM_PIDFILE PYTHONDONTWRITEBYTECODE=1
-vm_cleanup() {
-    local pid
-    if [ -f "$DMK_VM_PIDFILE" ]; then
-        while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$DMK_VM_PIDFILE"
-    fi
-    cleanup
-}
-trap vm_cleanup EXIT
-trap 'exit 143' TERM INT
-need qemu-system-x86_64 cpio modprobe /usr/bin/python3 /bin/busybox
-ls /boot/vmlinuz-* >/dev/null 2>&1 || fail "no kernel in /boot (install linux-image-amd64)"
-/usr/bin/python3 -c 'import evdev' 2>/dev/null || fail "python3-evdev is not installed (the guest's touch devices)"
-KIOSK_BIN=$(kiosk_binary)
-export KIOSK_BIN
-SHOTS=${E2E_SHOTS:-$(mktemp -d /tmp/drm-presenter-vm-shots.XXXXXX)}
+source Tests/e2e/lib/vm.sh
+vm_setup drm-presenter-vm
 status=0
 /usr/bin/python3 Tests/vm/drm_presenter_scenarios.py --gpu bochs,virtio --shots "$SHOTS" || status=1
 echo "info: screenshots in $SHOTS"

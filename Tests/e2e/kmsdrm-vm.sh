@@ -14,24 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
-DMK_VM_PIDFILE="$E2E_TMP/qemu.pids"
-export DMK_VM_PIDFILE PYTHONDONTWRITEBYTECODE=1
-# QEMU started by the harness is killed here too, however the harness ended.
-vm_cleanup() {
-    local pid
-    if [ -f "$DMK_VM_PIDFILE" ]; then
-        while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$DMK_VM_PIDFILE"
-    fi
-    cleanup
-}
-trap vm_cleanup EXIT
-trap 'exit 143' TERM INT
-need qemu-system-x86_64 cpio modprobe /usr/bin/python3 /bin/busybox
-ls /boot/vmlinuz-* >/dev/null 2>&1 || fail "no kernel in /boot (install linux-image-amd64)"
-/usr/bin/python3 -c 'import evdev' 2>/dev/null || fail "python3-evdev is not installed (the guest's touch devices)"
-KIOSK_BIN=$(kiosk_binary)
-export KIOSK_BIN
-SHOTS=${E2E_SHOTS:-$(mktemp -d /tmp/kmsdrm-vm-shots.XXXXXX)}
+source Tests/e2e/lib/vm.sh
+vm_setup kmsdrm-vm
 status=0
 /usr/bin/python3 Tests/vm/kmsdrm_scenarios.py --gpu bochs --shots "$SHOTS" || status=1
 /usr/bin/python3 Tests/vm/kmsdrm_scenarios.py --gpu virtio --only page_at_mode,cage_seatd --shots "$SHOTS" || status=1
