@@ -149,8 +149,9 @@ import Testing
     /// still, hidden, shown again), with flips completing whenever: each buffer drawn is the
     /// page with the arrow at the pointer's current place and nowhere else; a move alone makes
     /// the buffer copy both the old and the new arrow's rectangles (its damage clips).
+    /// Count 1: one buffer drawn in place (panels without vblank, `DIRTYFB`).
     @Test(arguments: [(Rotation.none, ScanoutFormat.xrgb8888, 1.0, 3), (.clockwise90, .rgb565, 2.0, 3),
-                      (.upsideDown, .xrgb8888, 1.0, 2), (.clockwise270, .rgb565, 1.0, 3)])
+                      (.upsideDown, .xrgb8888, 1.0, 2), (.clockwise270, .rgb565, 1.0, 3), (.clockwise90, .xrgb8888, 1.0, 1)])
     func everyBufferLosesTheOldArrowAndGetsTheNewOne(rotation: Rotation, format: ScanoutFormat, scale: Double, count: Int) {
         let ow = 83, oh = 61
         let viewport = Viewport(outputWidth: ow, outputHeight: oh, windowWidth: ow, windowHeight: oh, rotation: rotation, scale: scale)
@@ -159,7 +160,7 @@ import Testing
         let output = IntRect(x: 0, y: 0, width: ow, height: oh)
         let bpp = format.bytesPerPixel, pitch = ow * bpp + 4
         var rng = DrmPresenterTests.LCG(state: 11)
-        var chain = ScanoutChain(count: count, frontBuffer: false, bounds: output)
+        var chain = ScanoutChain(count: count, frontBuffer: count == 1, bounds: output)
         var buffers = [[UInt8]](repeating: [UInt8](repeating: 0xEE, count: pitch * oh), count: chain.count)
         var rows = OutputRows()
         var cursor: CursorPlacement?
