@@ -21,6 +21,10 @@ import Glibc
 /// refuses flips gets one buffer drawn in place and `DRM_IOCTL_MODE_DIRTYFB` with the changed
 /// rectangles (panels without vblank). The first frame is set with `drmModeSetCrtc`.
 ///
+/// The pointer's arrow (a mouse on KMS/DRM) is drawn into each buffer over the page
+/// (`CursorOverlay`): its moves are damage like the page's, so every buffer loses the old arrow
+/// and gets the new one, and a move alone presents a frame of those two rectangles.
+///
 /// While the display is not ours (a VT switch, logind paused the session: master dropped) the
 /// presenter draws nothing and reports success; when master comes back the mode is set again
 /// and the whole page is sent (`resume`).
@@ -44,6 +48,10 @@ final class DrmPresenter: FramePresenter {
     private var closed = false
     private var warnedFlipTimeout = false
     private let output: IntRect
+    /// The pointer's position asked for (`setCursor`, output pixels), nil: no arrow.
+    private var cursorAsked: Point?
+    /// The arrow every buffer drawn from now on gets (its move is in the chain's damage).
+    private var cursor: CursorPlacement?
 
     var name: String { "drm (\(device.summary), \(method.summary))" }
     var vsync: Bool { method != .dirty }
@@ -88,15 +96,33 @@ final class DrmPresenter: FramePresenter {
         let map = RotationMap(rotation: viewport.rotation, outputWidth: device.width, outputHeight: device.height)
         let changed = rects.map { map.outputRect($0.intersection(frame.bounds)).intersection(output) }.filter { !$0.isEmpty }
         chain.changed(changed, bounds: output)
+        let cursorMoved = placeCursor(viewport)
         if paused { return true }
+        // Nothing changed (a cursor-only present whose arrow stayed on its pixel): no frame.
+        if changed.isEmpty, !cursorMoved, chain.drawing == nil { return true }
         if chain.drawing == nil, chain.free == nil { waitForFlip() }
         guard let (index, missing) = chain.beginDrawing() else { return false }
         let b = buffers[index]
         for o in missing {
             Self.copy(o, map: map, from: frame, into: b.memory, pitch: b.pitch, format: device.format, rows: &rows)
         }
+        CursorOverlay.draw(cursor, over: missing, bounds: output, into: b.memory, pitch: b.pitch, format: device.format)
         copied += missing
         return true
+    }
+
+    func setCursor(_ outputPixel: Point?) { cursorAsked = outputPixel }
+
+    /// Takes the asked cursor position for this frame: when the arrow moves (or shows, or
+    /// hides), every buffer misses its old and new rectangles, so the one drawn next copies the
+    /// page back under the old arrow and draws the new one (`CursorOverlay`), and the flip's
+    /// damage clips hold both. True when it moved.
+    private func placeCursor(_ viewport: Viewport) -> Bool {
+        let next = cursorAsked.map { CursorPlacement(hotSpot: $0, viewport: viewport) }
+        let damage = CursorPlacement.damage(from: cursor, to: next, bounds: output)
+        cursor = next
+        chain.changed(damage, bounds: output)
+        return !damage.isEmpty
     }
 
     /// Copies output rectangle `o` of the page (through `map`) into a buffer of `format` at

@@ -121,7 +121,7 @@ final class FrameLoop {
             if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
                 frame(app)
             }
-            screen.presentCursorIfPending()
+            screen.presentCursorIfPending(app.frame)
             window.setTitle(summary: app.pageAccessibilitySummary)
             service.status(app.statusSummary)
             pageShown(app)

@@ -26,7 +26,8 @@ protocol FramePresenter: AnyObject {
     /// Releases SDL objects tied to the window; called before the window is destroyed.
     func close()
     /// Where to draw the pointer's cursor from the next present on (output pixels, its hot
-    /// spot), nil: none. Only the texture presenter (what runs on KMS/DRM) draws one.
+    /// spot), nil: none. The presenters that run on KMS/DRM draw one: the DRM framebuffer
+    /// presenter (into its buffers, `CursorOverlay`) and the GL texture presenter.
     func setCursor(_ outputPixel: Point?)
 }
 

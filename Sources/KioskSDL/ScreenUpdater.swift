@@ -69,10 +69,13 @@ final class ScreenUpdater {
         cursorPending = true
     }
 
-    /// Presents again when only the cursor moved (the page on screen is unchanged).
-    func presentCursorIfPending() {
+    /// Presents again when only the cursor moved (the page on screen is unchanged). An upload
+    /// of no page rectangles comes first: a presenter that draws the arrow into its own
+    /// buffers (DRM) copies `frame` back under the old arrow there.
+    func presentCursorIfPending(_ frame: Pixmap) {
         guard cursorPending else { return }
         cursorPending = false
-        if !presenter.present(viewport) { needsFullUpload = true }
+        let uploaded = presenter.upload([], from: frame, viewport: viewport)
+        if !uploaded || !presenter.present(viewport) { needsFullUpload = true }
     }
 }

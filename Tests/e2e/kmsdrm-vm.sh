@@ -4,8 +4,8 @@
 # this build with this machine's SDL and Mesa), and the scenarios of Tests/vm/kmsdrm_scenarios.py
 # run there: the page at the output's mode, taps with each kind of touch device and with QEMU's
 # tablet, a drag, --rotate 90, a calibration matrix, SIGTERM and the console, a restart in the
-# saved mode, a hot-plugged touch screen (the ones still pending on the libinput reader are
-# skipped: `kmsdrm_scenarios.py --list`). All of them on bochs-drm (-vga std); on virtio-gpu the
+# saved mode, a hot-plugged touch screen, a relative mouse's drawn cursor and click (pending
+# ones, if any, are skipped: `kmsdrm_scenarios.py --list`). All of them on bochs-drm (-vga std); on virtio-gpu the
 # page and cage with seatd (cage's wlroots needs PRIME, which bochs lacks): 10 min in all on a
 # machine shared with other builds (load ~8), the taps on virtio left out for that bound. TCG
 # by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm with a timeout and falls back). Needs
