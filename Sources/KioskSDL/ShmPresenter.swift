@@ -284,7 +284,22 @@ struct BufferDamage {
 
     mutating func changed(_ rects: [IntRect], bounds: IntRect) {
         guard !rects.isEmpty else { return }
-        for i in missing.indices { missing[i] = Self.merged(missing[i] + rects, bounds: bounds) }
+        for i in missing.indices { missing[i] = Self.merged(rects.reduce(missing[i], Self.adding), bounds: bounds) }
+    }
+
+    /// `list` with `rect` added: folded into each rectangle it overlaps whose bounding box
+    /// together with it has no more pixels than the two apart (so nothing is copied twice and
+    /// nothing is copied that neither covers more than the overlap saves). The frames of an
+    /// animation damage nearly the same place, so a buffer that missed three of them keeps
+    /// one rectangle, not three overlapping copies.
+    static func adding(_ list: [IntRect], _ rect: IntRect) -> [IntRect] {
+        guard !rect.isEmpty else { return list }
+        var list = list, rect = rect
+        while let i = list.firstIndex(where: { !$0.intersection(rect).isEmpty && $0.union(rect).area <= $0.area + rect.area }) {
+            rect = list.remove(at: i).union(rect)
+        }
+        list.append(rect)
+        return list
     }
 
     /// What buffer `index` must copy before it shows the current page; cleared.

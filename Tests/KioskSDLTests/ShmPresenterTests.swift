@@ -117,6 +117,51 @@ import Testing
         #expect(BufferDamage.merged(Array(many.prefix(16)), bounds: bounds) == Array(many.prefix(16)))
     }
 
+    @Test func overlappingDamageOfSuccessiveFramesIsOneRectangle() {
+        let bounds = IntRect(x: 0, y: 0, width: 1280, height: 800)
+        var damage = BufferDamage()
+        _ = damage.addBuffer(bounds: bounds)
+        _ = damage.take(0)
+        // Three frames of the ambient clouds (the rectangles the page reported, one a frame).
+        let frames = [IntRect(x: 400, y: 159, width: 242, height: 87), IntRect(x: 400, y: 158, width: 242, height: 88),
+                      IntRect(x: 434, y: 158, width: 208, height: 88)]
+        for f in frames { damage.changed([f], bounds: bounds) }
+        #expect(damage.take(0) == [IntRect(x: 400, y: 158, width: 242, height: 88)], "one rectangle, each pixel copied once")
+        // Apart, or overlapping in a corner only (their bounding box is mostly neither): kept apart.
+        let apart = [IntRect(x: 0, y: 0, width: 10, height: 10), IntRect(x: 20, y: 0, width: 10, height: 10)]
+        #expect(apart.reduce([], BufferDamage.adding) == apart)
+        let corner = [IntRect(x: 0, y: 0, width: 10, height: 10), IntRect(x: 9, y: 9, width: 10, height: 10)]
+        #expect(corner.reduce([], BufferDamage.adding) == corner)
+        // Folding can chain: the third bridges the first two into one.
+        let chain = [IntRect(x: 0, y: 0, width: 10, height: 10), IntRect(x: 12, y: 0, width: 10, height: 10),
+                     IntRect(x: 5, y: 0, width: 12, height: 10)]
+        #expect(chain.reduce([], BufferDamage.adding) == [IntRect(x: 0, y: 0, width: 22, height: 10)])
+        #expect([IntRect(x: 3, y: 3, width: 0, height: 5)].reduce([], BufferDamage.adding).isEmpty, "an empty rectangle adds nothing")
+    }
+
+    @Test func foldedDamageCoversEveryPixelAndCopiesNoMoreThanTheRectanglesApart() {
+        var state: UInt64 = 34
+        func next() -> UInt64 {  // a fixed linear congruential sequence: the same cases every run
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        for _ in 0..<300 {
+            let rects = (0..<Int(next() % 8 + 1)).map { _ in
+                IntRect(x: Int(next() % 40), y: Int(next() % 40), width: Int(next() % 15 + 1), height: Int(next() % 15 + 1))
+            }
+            let folded = rects.reduce([], BufferDamage.adding)
+            #expect(folded.reduce(0) { $0 + $1.area } <= rects.reduce(0) { $0 + $1.area }, "\(rects) folded into \(folded)")
+            for r in rects {
+                for y in r.minY..<r.maxY {
+                    for x in r.minX..<r.maxX where !folded.contains(where: { $0.minX <= x && x < $0.maxX && $0.minY <= y && y < $0.maxY }) {
+                        Issue.record("pixel (\(x), \(y)) of \(r) lost: \(rects) folded into \(folded)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
     @Test func presenterChoice() {
         #expect(PresenterKind.order(request: nil, driver: "wayland").kinds == [.shm, .surface, .texture])
         #expect(PresenterKind.order(request: "", driver: "x11").kinds == [.surface, .texture])
