@@ -24,6 +24,8 @@ final class DrmDevice {
     let plane: AtomicPlane?
     /// The flip methods to try, best first.
     let flipOrder: [DrmRules.FlipMethod]
+    /// Whether the CRTC has vblank interrupts (without, frames are drawn in place).
+    let hasVBlank: Bool
     /// How the device was obtained (for the log): "opened directly" or "from logind".
     let access: String
     private let saved: UnsafeMutablePointer<drmModeCrtc>?
@@ -42,7 +44,7 @@ final class DrmDevice {
     }
 
     private init(fd: Int32, path: String, connectorID: UInt32, crtcID: UInt32, mode: drmModeModeInfo, dpi: Double?,
-                 format: ScanoutFormat, plane: AtomicPlane?, flipOrder: [DrmRules.FlipMethod], access: String,
+                 format: ScanoutFormat, plane: AtomicPlane?, flipOrder: [DrmRules.FlipMethod], hasVBlank: Bool, access: String,
                  saved: UnsafeMutablePointer<drmModeCrtc>?) {
         self.fd = fd
         self.path = path
@@ -56,6 +58,7 @@ final class DrmDevice {
         self.format = format
         self.plane = plane
         self.flipOrder = flipOrder
+        self.hasVBlank = hasVBlank
         self.access = access
         self.saved = saved
     }
@@ -138,15 +141,24 @@ final class DrmDevice {
                     plane = AtomicPlane(id: primary.id, fbID: fb, crtcID: crtc, damageClips: props["FB_DAMAGE_CLIPS"])
                 }
             }
+            let vblank = hasVBlank(fd: fd, crtcID: crtcID)
             let order = DrmRules.flipOrder(request: getenv("DARKMODE_KIOSK_DRM_FLIP").map { String(cString: $0) },
-                                           atomicAvailable: plane != nil)
+                                           atomicAvailable: plane != nil, hasVBlank: vblank)
             keep = true
             return .success(DrmDevice(fd: fd, path: path, connectorID: k.connector_id, crtcID: crtcID, mode: modes[m],
                                       dpi: DrmRules.dpi(pixels: Int(modes[m].hdisplay), millimetres: Int(k.mmWidth)),
-                                      format: format, plane: plane, flipOrder: order, access: access,
+                                      format: format, plane: plane, flipOrder: order, hasVBlank: vblank, access: access,
                                       saved: drmModeGetCrtc(fd, crtcID)))
         }
         return .failure(OpenError(message: "no connected display with a mode and a free CRTC"))
+    }
+
+    /// Whether the CRTC has vblank interrupts: the kernel answers a vblank sequence query with
+    /// EOPNOTSUPP when the driver has none. Any other failure (e.g. the CRTC is off just now)
+    /// says nothing against them.
+    private static func hasVBlank(fd: Int32, crtcID: UInt32) -> Bool {
+        var sequence: UInt64 = 0, nanoseconds: UInt64 = 0
+        return drmCrtcGetSequence(fd, crtcID, &sequence, &nanoseconds) == 0 || errno != EOPNOTSUPP
     }
 
     /// The CRTC (index into `crtcs`) for a connector: its current encoder's, else the first its
@@ -233,7 +245,7 @@ final class DrmDevice {
 
     /// What the log says of the display: card, mode, format and access.
     var summary: String {
-        "\(path) \(width)x\(height)@\(Int(refreshRate.rounded())) Hz \(format.name), \(access)"
+        "\(path) \(width)x\(height)@\(Int(refreshRate.rounded())) Hz \(format.name)\(hasVBlank ? "" : " (no vblank)"), \(access)"
     }
 }
 

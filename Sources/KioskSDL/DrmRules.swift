@@ -73,12 +73,18 @@ public enum DrmRules {
     /// The methods to try in order: `DARKMODE_KIOSK_DRM_FLIP` names one to start from (a test
     /// may force the fallbacks), else atomic when the driver granted the atomic capability and
     /// the plane's properties were found. A method that fails moves to the next.
-    public static func flipOrder(request: String?, atomicAvailable: Bool) -> [FlipMethod] {
+    ///
+    /// A display without vblank interrupts (`hasVBlank` false: QEMU's bochs and virtio-gpu,
+    /// simpledrm, many SPI panels' drivers) completes a "flip" with a made-up event and scans
+    /// out whenever it likes, so flipping buys no tear-free frame there — it only makes the
+    /// kernel swap buffers (and, with little video memory, move them) every frame. Such a
+    /// display is drawn in place unless a flip is asked for by name.
+    public static func flipOrder(request: String?, atomicAvailable: Bool, hasVBlank: Bool = true) -> [FlipMethod] {
         let all: [FlipMethod] = atomicAvailable ? [.atomic, .legacy, .dirty] : [.legacy, .dirty]
         if let request, let asked = FlipMethod(rawValue: request.lowercased()), let i = all.firstIndex(of: asked) {
             return Array(all[i...])
         }
-        return all
+        return hasVBlank ? all : [.dirty]
     }
 
     /// Dots per inch from the connector's physical width (nil when it reports none, or nonsense).

@@ -175,6 +175,10 @@ import Testing
         #expect(DrmRules.flipOrder(request: "legacy", atomicAvailable: true) == [.legacy, .dirty])
         #expect(DrmRules.flipOrder(request: "dirty", atomicAvailable: false) == [.dirty])
         #expect(DrmRules.flipOrder(request: "atomic", atomicAvailable: false) == [.legacy, .dirty], "atomic needs the capability")
+        #expect(DrmRules.flipOrder(request: nil, atomicAvailable: true, hasVBlank: false) == [.dirty], "no vblank: drawn in place")
+        #expect(DrmRules.flipOrder(request: "atomic", atomicAvailable: true, hasVBlank: false) == [.atomic, .legacy, .dirty],
+                "a flip asked for by name is tried without vblank too")
+        #expect(DrmRules.flipOrder(request: "sideways", atomicAvailable: false, hasVBlank: false) == [.dirty])
 
         #expect(DrmRules.dpi(pixels: 1920, millimetres: 0) == nil)
         #expect(DrmRules.dpi(pixels: 800, millimetres: 154).map { ($0 * 10).rounded() / 10 } == 131.9)
