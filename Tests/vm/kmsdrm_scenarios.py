@@ -92,6 +92,7 @@ class Run:
         self.mode = tuple(int(v) for v in modes[0].split("x"))
         self.app = None
         self.devices = []
+        self.labels = []                # the devices' names, as the kiosk's log names them
         self.udevd = False
 
     # Files of the results share, by scenario.
@@ -149,7 +150,19 @@ class Run:
         self.timings.setdefault("app start to first frame", []).append(first)
         self.log(f"info: {self.name}: first page {first:.1f} s after start")
         self.shot(image, "first")
+        if argv is None:
+            self.wait_devices_opened()
         return image, seen
+
+    def wait_devices_opened(self):
+        """Until the kiosk's log names each device made for this scenario: a device udev had
+        not finished when the kiosk started arrives through libinput's hot-plug path, maybe
+        after the first page (a touch before that is not the kiosk's to see)."""
+        deadline = time.monotonic() + CHANGE_TIMEOUT
+        for label in self.labels:
+            while f'"{label}"' not in self.kiosk_log():
+                check(time.monotonic() < deadline, f"the kiosk never opened input device {label}{self.kiosk_log()}")
+                time.sleep(0.1)
 
     def kiosk_log(self):
         try:
@@ -179,12 +192,14 @@ class Run:
             except Exception:
                 pass
         self.devices = []
+        self.labels = []
 
     # --- input -------------------------------------------------------------------------------
     def device(self, name, kind, x, y, **extra):
         """A uinput touch device in the guest with axes x = [min, max], y likewise."""
         self.vm.agent.call("device", name=name, kind=kind, x=list(x), y=list(y), **extra)
         self.devices.append(name)
+        self.labels.append(extra.get("label") or ("dmk-mouse" if kind == "mouse" else f"dmk-{kind}"))
         if self.udevd:
             settle(self)
         return (kind, tuple(x), tuple(y))
