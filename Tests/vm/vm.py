@@ -275,7 +275,7 @@ class VM:
     }
 
     def __init__(self, gpu="bochs", accel="tcg", memory=1024, cpus=2, work=None, log=print, tablet=True,
-                 boot_timeout=180, init=None, append="", wait_agent=True):
+                 boot_timeout=180, init=None, append="", wait_agent=True, shares=None):
         # init: the program the initramfs hands over to (default Tests/vm/guest-init.sh);
         # append: more kernel command line (e.g. "dmk.overlay" for a writable root).
         self.init = init or os.path.join(HERE, "guest-init.sh")
@@ -283,6 +283,8 @@ class VM:
         # wait_agent=False: boot() returns once the root is mounted (the caller watches the
         # screen meanwhile) and connect_agent() waits for the agent later.
         self.wait_agent = wait_agent
+        # shares: more read-only 9p shares, {tag: host folder} (e.g. initramfs-init's bootlayer).
+        self.shares = shares or {}
         if gpu not in self.GPUS:
             raise VMError(f"unknown gpu {gpu} (one of {', '.join(self.GPUS)})")
         self.gpu, self.accel, self.memory, self.cpus = gpu, accel, memory, cpus
@@ -344,6 +346,8 @@ class VM:
                 "-device", "virtio-serial-pci",
                 "-chardev", f"socket,id=agent,path={agent},server=on,wait=off",
                 "-device", "virtserialport,chardev=agent,name=dmk.agent"]
+        for tag, path in self.shares.items():
+            args += ["-virtfs", f"local,path={path},mount_tag={tag},security_model=none,readonly=on,multidevs=remap"]
         if self.tablet:
             args += ["-device", "virtio-tablet-pci"]
         started = time.monotonic()
