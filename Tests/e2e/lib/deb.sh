@@ -3,7 +3,9 @@
 # build scripts/test already made: only the version and the link differ.
 #   build_deb VERSION DIR   builds darkmode-kiosk_VERSION_ARCH.deb (the changelog's top entry must
 #                           say VERSION) and moves it with its .buildinfo and .changes into DIR;
-#                           prints which Swift modules were compiled. The log: DIR/build-VERSION.log.
+#                           prints which Swift modules were compiled (none: the release build was
+#                           current; grep finding nothing must not end a `set -e` script). The log:
+#                           DIR/build-VERSION.log.
 build_deb() {
     local version=$1 dir=$2 arch f compiled
     arch=$(dpkg --print-architecture)
@@ -15,6 +17,6 @@ build_deb() {
         [ -f "$f" ] || fail "dpkg-buildpackage ($version) made no $f"
         mv "$f" "$dir/"
     done
-    compiled=$(grep -o 'Compiling [A-Za-z_]*' "$log" | sort -u | cut -d' ' -f2 | tr '\n' ' ')
+    compiled=$( (grep -o 'Compiling [A-Za-z_]*' "$log" || true) | sort -u | cut -d' ' -f2 | tr '\n' ' ')
     echo "info: the $version build compiled: ${compiled:-nothing} (the Swift modules are compiled only when scripts/test has not made the same release build)"
 }
