@@ -53,11 +53,10 @@ UNITS = {
 # Units whose boot fails today, with why: run only when named with --units (the e2e script runs
 # the others). A unit leaves this map in the commit that makes it pass.
 PENDING = {
-    "cage": "three faults, seen booting it: (1) the kiosk under cage fails at SDL_CreateWindow (\"EGL not "
-            "initialized\") inside the unit's SystemCallFilter= (with the filter reset the page shows and a tap "
-            "switches it); (2) pam_systemd moves cage into the session scope, so the kiosk's READY=1 (from cage's "
-            "child) never reaches the unit: 'start operation timed out' with the page on screen (systemd.exec, "
-            "PAMName=); (3) cage 0.1.4 aborts (SIGABRT) on the SIGTERM systemd sends",
+    "cage": "pam_systemd moves cage, the unit's main process, into the logind session's scope, so the "
+            "kiosk's READY=1 and WATCHDOG=1 (sent from cage's child) never reach the unit: with the page on "
+            "screen and a tap switching it, the unit stays 'activating' until 'start operation timed out' "
+            "(systemd.exec, PAMName=); and cage 0.1.4 aborts (SIGABRT) on the SIGTERM systemd sends on stop",
 }
 MASK = ["postgresql.service", "seatd.service", "e2scrub_reap.service", "systemd-timesyncd.service",
         "apt-daily.timer", "apt-daily-upgrade.timer", "dpkg-db-backup.timer", "e2scrub_all.timer",
