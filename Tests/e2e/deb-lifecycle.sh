@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
+source Tests/e2e/lib/deb.sh
 [ "$(id -u)" -eq 0 ] || fail "needs root: it mounts an overlay of / and chroots into it (CI runs as root)"
 need dpkg-buildpackage dpkg-parsechangelog lintian chroot mount umount findmnt systemd-analyze python3
 
@@ -42,18 +43,6 @@ trap finish EXIT
 ARCH=$(dpkg --print-architecture)
 OLD=$(dpkg-parsechangelog -S Version)
 NEW="$OLD+lifecycle1"
-mkdir -p "$E2E_TMP/debs"
-build_deb() { # VERSION: dpkg-buildpackage, then the results out of the parent folder
-    local log="$E2E_TMP/build-$1.log"
-    DEB_BUILD_OPTIONS=noddebs dpkg-buildpackage -b -us -uc >"$log" 2>&1 \
-        || fail "dpkg-buildpackage ($1) failed: $(tail -20 "$log")"
-    for f in ../darkmode-kiosk_"$1"_"$ARCH".{deb,buildinfo,changes}; do
-        [ -f "$f" ] || fail "dpkg-buildpackage ($1) made no $f"
-        mv "$f" "$E2E_TMP/debs/"
-    done
-    compiled=$(grep -o 'Compiling [A-Za-z_]*' "$log" | sort -u | cut -d' ' -f2 | tr '\n' ' ')
-    echo "info: the $1 build compiled: ${compiled:-nothing} (the Swift modules are compiled only when scripts/test has not made the same release build)"
-}
 cp debian/changelog "$CHANGELOG_ORIG"
 {
     printf 'darkmode-kiosk (%s) unstable; urgency=medium\n\n' "$NEW"
@@ -61,10 +50,10 @@ cp debian/changelog "$CHANGELOG_ORIG"
     printf ' -- Lifecycle Test <lifecycle@localhost>  %s\n\n' "$(date -R)"
     cat "$CHANGELOG_ORIG"
 } >debian/changelog
-build_deb "$NEW"
+build_deb "$NEW" "$E2E_TMP/debs"
 cp "$CHANGELOG_ORIG" debian/changelog
 # The tree's own version last, so the release build is left as the tree says.
-build_deb "$OLD"
+build_deb "$OLD" "$E2E_TMP/debs"
 OLD_DEB="$E2E_TMP/debs/darkmode-kiosk_${OLD}_$ARCH.deb" NEW_DEB="$E2E_TMP/debs/darkmode-kiosk_${NEW}_$ARCH.deb"
 step "built $(basename "$OLD_DEB") ($(du -k "$OLD_DEB" | cut -f1) KiB) and $(basename "$NEW_DEB")"
 

@@ -30,7 +30,7 @@ for UNIT in "$CAGE" "$KMS"; do
     pass "$UNIT: exposure $score <= 2.0"
 
     for line in "Type=notify" "WatchdogSec=30" "ProtectSystem=strict" "User=kiosk" "PAMName=darkmode-kiosk" "TTYPath=/dev/tty1" \
-                "StateDirectory=darkmode-kiosk/.config/darkmode-kiosk" "ProtectHome=tmpfs" "BindPaths=/run/user/%U" \
+                "StateDirectory=darkmode-kiosk/.config/darkmode-kiosk" "ProtectHome=tmpfs" "BindPaths=/run/user" \
                 "PrivateTmp=yes" "NoNewPrivileges=yes" "RestrictAddressFamilies=AF_UNIX AF_NETLINK" "MemoryMax=512M" \
                 "DeviceAllow=char-drm rw" "DeviceAllow=char-input rw" "StartLimitBurst=5" "Restart=always" "RestartPreventExitStatus=2"; do
         grep -qxF "$line" "$UNIT" || fail "$UNIT lacks '$line'"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the guest's initramfs: the static busybox, the modules that reach the root file system
-# (virtio-pci and 9p over virtio, in `modprobe --show-depends` order) and Tests/vm/initramfs-init
+# (virtio-pci and 9p over virtio, overlayfs for `dmk.overlay`, in `modprobe --show-depends` order) and Tests/vm/initramfs-init
 # as /init. Nothing else: after the root is mounted (the host's own `/`, read-only, over 9p) the
 # guest uses the host's programs, libraries and /lib/modules (the same kernel: Debian's
 # linux-image-amd64 installed on the host).
@@ -22,7 +22,7 @@ cp "$here/initramfs-init" "$root/init"
 chmod 0755 "$root/init"
 # Each module once, dependencies first.
 : >"$root/modules/order"
-for m in virtio_pci 9pnet_virtio 9p; do
+for m in virtio_pci 9pnet_virtio 9p overlay; do
     modprobe -S "$version" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r path; do
     name=$(basename "$path")

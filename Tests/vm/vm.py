@@ -275,7 +275,16 @@ class VM:
     }
 
     def __init__(self, gpu="bochs", accel="tcg", memory=1024, cpus=2, work=None, log=print, tablet=True,
-                 boot_timeout=180):
+                 boot_timeout=180, init=None, append="", wait_agent=True, shares=None):
+        # init: the program the initramfs hands over to (default Tests/vm/guest-init.sh);
+        # append: more kernel command line (e.g. "dmk.overlay" for a writable root).
+        self.init = init or os.path.join(HERE, "guest-init.sh")
+        self.append = append
+        # wait_agent=False: boot() returns once the root is mounted (the caller watches the
+        # screen meanwhile) and connect_agent() waits for the agent later.
+        self.wait_agent = wait_agent
+        # shares: more read-only 9p shares, {tag: host folder} (e.g. initramfs-init's bootlayer).
+        self.shares = shares or {}
         if gpu not in self.GPUS:
             raise VMError(f"unknown gpu {gpu} (one of {', '.join(self.GPUS)})")
         self.gpu, self.accel, self.memory, self.cpus = gpu, accel, memory, cpus
@@ -326,8 +335,7 @@ class VM:
         self.serial = os.path.join(self.work, "serial.log")
         qmp = os.path.join(self.work, "qmp.sock")
         agent = os.path.join(self.work, "agent.sock")
-        init = os.path.join(HERE, "guest-init.sh")
-        append = (f"console=tty0 console=ttyS0 loglevel=4 panic=-1 dmk.init={init} dmk.gpu={driver}")
+        append = (f"console=tty0 console=ttyS0 loglevel=4 panic=-1 dmk.init={self.init} dmk.gpu={driver} {self.append}").strip()
         args = ["qemu-system-x86_64", *cpu, "-m", str(self.memory), "-smp", str(self.cpus),
                 "-display", "none", *gpu_args, "-no-reboot", "-nic", "none",
                 "-kernel", kernel, "-initrd", initrd, "-append", append,
@@ -338,6 +346,8 @@ class VM:
                 "-device", "virtio-serial-pci",
                 "-chardev", f"socket,id=agent,path={agent},server=on,wait=off",
                 "-device", "virtserialport,chardev=agent,name=dmk.agent"]
+        for tag, path in self.shares.items():
+            args += ["-virtfs", f"local,path={path},mount_tag={tag},security_model=none,readonly=on,multidevs=remap"]
         if self.tablet:
             args += ["-device", "virtio-tablet-pci"]
         started = time.monotonic()
@@ -348,13 +358,21 @@ class VM:
             with open(os.environ["DMK_VM_PIDFILE"], "a") as f:
                 f.write(f"{self.qemu.pid}\n")
         deadline = started + self.boot_timeout
+        self.started = started
         self.qmp = QMP(qmp, started + 30)
         root = self.wait_serial(b"initramfs: root mounted", deadline)
         self.timings["qemu start to root mounted"] = root - started
-        self.agent = Agent(agent, deadline)
-        self.timings["qemu start to agent"] = time.monotonic() - started
-        self.log(f"info: {self.gpu} guest ({self.accel}): root mounted {root - started:.1f} s after QEMU started, "
-                 f"agent answering at {self.timings['qemu start to agent']:.1f} s")
+        self.agent_path = agent
+        if self.wait_agent:
+            self.connect_agent(deadline)
+        else:
+            self.log(f"info: {self.gpu} guest ({self.accel}): root mounted {root - started:.1f} s after QEMU started")
+
+    def connect_agent(self, deadline):
+        self.agent = Agent(self.agent_path, deadline)
+        self.timings["qemu start to agent"] = time.monotonic() - self.started
+        self.log(f"info: {self.gpu} guest ({self.accel}): root mounted {self.timings['qemu start to root mounted']:.1f} s "
+                 f"after QEMU started, agent answering at {self.timings['qemu start to agent']:.1f} s")
 
     def serial_text(self):
         try:
