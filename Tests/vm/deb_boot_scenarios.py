@@ -19,8 +19,8 @@ owner sees, checked by screendump and by systemd's own records:
     (RestartPreventExitStatus=2 when the kiosk is the main process; the start limit when cage
     is, since cage exits 0 whatever its client did), with one line naming the file and what is
     wrong per start and no stack trace.
-The host's enabled services that have no business in a kiosk guest (postgresql, seatd, apt's and
-other timers) are masked; getty@tty1 is left enabled, as on a stock Debian system: the units'
+The host's enabled services that have no business in a kiosk guest (postgresql, apt's and
+other timers; seatd, except for the cage unit, whose seat it is) are masked; getty@tty1 is left enabled, as on a stock Debian system: the units'
 Conflicts= must win tty1 from it.
 
 Usage: deb_boot_scenarios.py --deb FILE [--units kmsdrm,cage] [--accel tcg|kvm|auto] [--shots DIR]
