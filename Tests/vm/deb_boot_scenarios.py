@@ -87,24 +87,16 @@ class Boot:
         return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
     def journal(self, since=None):
-        """systemd's lines about the unit and the kiosk user's own lines (since `since`, the
+        """systemd's lines about the unit and the kiosk user's session lines (since `since`, the
         guest's clock in whole seconds). Two queries: in the KMS/DRM unit pam_systemd moves the
         unit's processes into the user's session scope, so the journal files the kiosk's stderr
-        under session-cN.scope, not under the unit (`journalctl -u` alone misses it); the user's
-        lines already filed under the unit (the cage unit, no session) are not counted twice."""
+        under session-cN.scope in user-UID.slice, not under the unit (`journalctl -u` alone
+        misses it). The cage unit has no session: its lines are the unit's, and the second
+        query (the user's slice only) does not count them twice."""
         when = f"--since=@{since}" if since else ""
         unit = self.sh(f"journalctl -b -o cat --no-pager -u {self.unit} {when}")[1]
-        own = self.sh(f"journalctl -b -o json --no-pager _UID=$(id -u kiosk) {when}")[1]
-        lines = []
-        for entry in (json.loads(l) for l in own.splitlines() if l.strip()):
-            if entry.get("_SYSTEMD_UNIT") == self.unit:
-                continue
-            message = entry.get("MESSAGE")
-            if isinstance(message, list):   # journald's JSON gives non-UTF-8 text as bytes
-                message = bytes(message).decode("utf-8", "replace")
-            if message is not None:
-                lines.append(str(message) + "\n")
-        return unit + "".join(lines)
+        own = self.sh(f"uid=$(id -u kiosk); journalctl -b -o cat --no-pager _UID=$uid _SYSTEMD_SLICE=user-$uid.slice {when}")[1]
+        return unit + own
 
     def cursor(self):
         """The guest's clock (whole seconds, rounded down) before an action: journal(since=)."""
