@@ -167,6 +167,28 @@ def boot_and_page(b, started_host):
     return s
 
 
+def vt_switch(b):
+    """The KMS/DRM unit's kiosk holds its card from logind, which switches the VT: `chvt 2`
+    gives the display to the text console (logind pauses the device: the kiosk stops drawing
+    and answers), `chvt 1` brings the page back (resumed: the mode set again and the whole page
+    sent) from the same process."""
+    pid = b.kiosk_pid()
+    rc, _, err = b.sh("/bin/busybox chvt 2", timeout=30)
+    check(rc == 0, f"chvt 2: {err}")
+    image, _ = b.vm.wait_image(lambda im: not b.page(im), 30, f"{b.name}: the console after chvt 2")
+    b.shot(image, "console-after-chvt-2")
+    t = time.monotonic()
+    rc, _, err = b.sh("/bin/busybox chvt 1", timeout=30)
+    check(rc == 0, f"chvt 1: {err}")
+    image, _ = b.vm.wait_image(b.page, 30, f"{b.name}: the page after chvt 1")
+    b.shot(image, "page-after-chvt-1")
+    b.log(f"info: {b.name}: chvt 1 -> page back in {time.monotonic() - t:.1f} s")
+    check(b.kiosk_pid() == pid, "the kiosk was restarted across the VT switch")
+    log = b.journal()
+    for line in ("display: paused by logind (", "display: resumed by logind"):
+        check(line in log, f"the kiosk's log has no '{line}' (the switch went past logind's device signals):\n{log[-2000:]}")
+
+
 def watchdog(b):
     """Tap dark (saved as the kiosk user), kill -STOP the kiosk: the watchdog fires, the unit
     restarts, the page comes back dark."""
@@ -313,7 +335,9 @@ def one_boot(name, deb, kiosk, shots, accel, work):
     with vm:
         b = Boot(vm, kiosk, unit, kiosk_is_main, shots, name)
         try:
-            for step in (boot_and_page, watchdog, stop, bad_config):
+            steps = (boot_and_page, vt_switch, watchdog, stop, bad_config) if kiosk_is_main else \
+                (boot_and_page, watchdog, stop, bad_config)
+            for step in steps:
                 t = time.monotonic()
                 try:
                     step(b, vm.started) if step is boot_and_page else step(b)
