@@ -38,10 +38,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError, HERE  # noqa: E402
+from vm import VM, VMError, HERE, run_guests  # noqa: E402
 from kmsdrm_scenarios import Kiosk, Failure, check, Run  # noqa: E402
 
 # unit name, the display it runs on (cage's wlroots 0.15 needs PRIME import: not on bochs), and
@@ -383,36 +382,16 @@ def main():
     kiosk = Kiosk(binary)
     shots = a.shots or tempfile.mkdtemp(prefix="deb-boot-vm-shots.")
     os.makedirs(shots, exist_ok=True)
-    results = []
     if a.units is None:
         for name, why in PENDING.items():
             print(f"info: pending, not run: {name}: {why}", flush=True)
     names = [n for n in (a.units or ",".join(u for u in UNITS if u not in PENDING)).split(",") if n]
-    for name in names:
-        if name not in UNITS:
-            print(f"FAIL: unknown unit {name} (one of {', '.join(UNITS)})", file=sys.stderr)
-            return 2
-        t0 = time.monotonic()
-        work = tempfile.mkdtemp(prefix=f"dmk-boot-{name}.")
-        before = len([r for r in results if not r[2]])
-        try:
-            results += one_boot(name, a.deb, kiosk, shots, a.accel, work)
-        except VMError as x:
-            results.append((name, "boot", False, str(x)))
-            print(f"FAIL: {name} guest: {x}", flush=True)
-        except Exception:
-            results.append((name, "harness", False, traceback.format_exc()))
-            print(f"FAIL: {name} harness error:\n{traceback.format_exc()}", flush=True)
-        print(f"info: {name}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
-        if len([r for r in results if not r[2]]) > before or os.environ.get("DMK_VM_KEEP"):
-            print(f"info: {name}: serial log, journal and prepare log kept in {work}", flush=True)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    failed = [r for r in results if not r[2]]
-    print(f"deb-boot-vm: {len(results) - len(failed)} of {len(results)} passed" +
-          ("" if not failed else "; failed: " + ", ".join(f"{u} {n}" for u, n, _, _ in failed)))
-    return 1 if failed else 0
-
+    unknown = [n for n in names if n not in UNITS]
+    if unknown:
+        print(f"FAIL: unknown units {unknown} (one of {', '.join(UNITS)})", file=sys.stderr)
+        return 2
+    return run_guests("deb-boot-vm", names, lambda name, work, results: results.extend(
+        one_boot(name, a.deb, kiosk, shots, a.accel, work)), shots)
 
 if __name__ == "__main__":
     sys.exit(main())
