@@ -139,7 +139,7 @@ final class FrameLoop {
     }
 
     /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
-    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.vtSwitch.map { [$0.fd] } ?? [])
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.vtSwitchDescriptors)
 
     /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.

@@ -113,11 +113,22 @@ final class KioskWindow {
         return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
     }
 
-    /// Handles VT switches asked for (`VTSwitch`); true when the display came back (the whole
-    /// page must be sent).
+    /// Handles VT switches: asked for by the kernel (`VTSwitch`, the card opened directly) or by
+    /// logind (`LogindDevice`, the card from the session); true when the display came back (the
+    /// whole page must be sent).
     func serviceVTSwitch() -> Bool {
-        guard let vtSwitch, let drm = presenter as? DrmPresenter else { return false }
+        guard let drm = presenter as? DrmPresenter else { return false }
+        if drm.device.access == "from logind" {
+            return LogindDevice.service(pause: { drm.suspend() }, resume: { _ = drm.resume() })
+        }
+        guard let vtSwitch else { return false }
         return vtSwitch.service(release: { drm.suspend() }, acquire: { _ = drm.resume() })
+    }
+
+    /// Descriptors whose input means a VT switch to handle (for the idle wait).
+    var vtSwitchDescriptors: [Int32] {
+        if let fd = vtSwitch?.fd { return [fd] }
+        return drm?.access == "from logind" ? LogindDevice.busDescriptor.map { [$0] } ?? [] : []
     }
 
     deinit {

@@ -11,9 +11,80 @@ import Glibc
 /// one (a system service on a VT, a bare console) the card is opened directly, which needs the
 /// `video` group. The bus connection stays open while the device is used: closing it gives the
 /// device back.
+///
+/// logind also switches the session's VT itself once we have control: it sends `PauseDevice`
+/// before another VT takes the display (type "pause": we stop drawing and answer
+/// `PauseDeviceComplete`, then it drops master; "force": already gone) and `ResumeDevice` when
+/// ours is back with master set again. `service` hands those to the presenter; `busDescriptor`
+/// wakes the idle wait for them.
 enum LogindDevice {
     nonisolated(unsafe) private static var bus: OpaquePointer?
     nonisolated(unsafe) private static var session: String?
+    /// The device taken (major, minor): its pause and resume signals are ours.
+    nonisolated(unsafe) private static var device: (major: UInt32, minor: UInt32)?
+    /// Signals read and not yet handed to the presenter (one thread: the main loop's).
+    nonisolated(unsafe) private static var pending: [Signal] = []
+
+    enum Signal: Equatable {
+        case pause(type: String)
+        case resume
+    }
+
+    /// The bus connection's descriptor while a device is held from logind, else nil.
+    static var busDescriptor: Int32? {
+        guard let bus, device != nil else { return nil }
+        let fd = sd_bus_get_fd(bus)
+        return fd >= 0 ? fd : nil
+    }
+
+    /// Reads what logind sent and hands our device's pause and resume to `pause` and `resume`
+    /// (in order); a "pause" is answered with `PauseDeviceComplete` after `pause` returns.
+    /// True when the device was resumed (the whole page must be sent again).
+    static func service(pause: () -> Void, resume: () -> Void) -> Bool {
+        guard let bus, let device else { return false }
+        while sd_bus_process(bus, nil) > 0 {}
+        var resumed = false
+        while !pending.isEmpty {
+            switch pending.removeFirst() {
+            case .pause(let type):
+                Diagnostics.printError("darkmode-kiosk: display: paused by logind (\(type)): another VT or session has it", priority: .info)
+                pause()
+                if type == "pause", let session {
+                    let _: Bool? = call(bus, path: session, interface: "org.freedesktop.login1.Session", member: "PauseDeviceComplete",
+                                        append: { m in
+                        var a = device.major, b = device.minor
+                        let r = sd_bus_message_append_basic(m, CChar(UInt8(ascii: "u")), &a)
+                        return r < 0 ? r : sd_bus_message_append_basic(m, CChar(UInt8(ascii: "u")), &b)
+                    }, read: { _ in true })
+                }
+            case .resume:
+                Diagnostics.printError("darkmode-kiosk: display: resumed by logind; the whole page is sent again", priority: .info)
+                resume()
+                resumed = true
+            }
+        }
+        return resumed
+    }
+
+    /// PauseDevice (u major, u minor, s type) and ResumeDevice (u major, u minor, h fd) of our
+    /// session: queued when they are for our device.
+    private static let onSignal: sd_bus_message_handler_t = { message, _, _ in
+        guard let message, let device = LogindDevice.device else { return 0 }
+        var major: UInt32 = 0, minor: UInt32 = 0
+        guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &major) >= 0,
+              sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &minor) >= 0,
+              major == device.major, minor == device.minor else { return 0 }
+        if sd_bus_message_is_signal(message, "org.freedesktop.login1.Session", "PauseDevice") > 0 {
+            var type: UnsafePointer<CChar>?
+            guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &type) >= 0, let type else { return 0 }
+            LogindDevice.pending.append(.pause(type: String(cString: type)))
+        } else {
+            // The DRM fd stays the one we hold (logind sets master on it again); the one in
+            // the signal is the reply's and is not kept.
+            LogindDevice.pending.append(.resume)
+        }
+        return 0
+    }
 
     /// An fd for the card at `path` from logind, or nil (no system bus, no session, control
     /// refused: the caller opens the card itself). `DARKMODE_KIOSK_LOGIND=0` skips logind.
@@ -59,6 +130,10 @@ enum LogindDevice {
             return fcntl(fd, F_DUPFD_CLOEXEC, 3)
         })
         guard let fd, fd >= 0 else { return nil }
+        device = (major, minor)
+        for member in ["PauseDevice", "ResumeDevice"] {
+            _ = sd_bus_match_signal(bus, nil, "org.freedesktop.login1", session, "org.freedesktop.login1.Session", member, onSignal, nil)
+        }
         return fd
     }
 
@@ -76,6 +151,8 @@ enum LogindDevice {
         if let bus { _ = sd_bus_flush_close_unref(bus) }
         bus = nil
         session = nil
+        device = nil
+        pending = []
         return nil
     }
 

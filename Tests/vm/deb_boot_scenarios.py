@@ -38,10 +38,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError, HERE  # noqa: E402
+from vm import VM, VMError, HERE, run_guests  # noqa: E402
 from kmsdrm_scenarios import Kiosk, Failure, check, Run  # noqa: E402
 
 # unit name, the display it runs on (cage's wlroots 0.15 needs PRIME import: not on bochs),
@@ -162,6 +161,28 @@ def boot_and_page(b, started_host):
         check("from logind" in log, f"the kiosk's log does not say the DRM card came from logind:\n{log[-2000:]}")
         b.log(f"info: {b.name}: " + next(l for l in log.splitlines() if "from logind" in l).strip())
     return s
+
+
+def vt_switch(b):
+    """The KMS/DRM unit's kiosk holds its card from logind, which switches the VT: `chvt 2`
+    gives the display to the text console (logind pauses the device: the kiosk stops drawing
+    and answers), `chvt 1` brings the page back (resumed: the mode set again and the whole page
+    sent) from the same process."""
+    pid = b.kiosk_pid()
+    rc, _, err = b.sh("/bin/busybox chvt 2", timeout=30)
+    check(rc == 0, f"chvt 2: {err}")
+    image, _ = b.vm.wait_image(lambda im: not b.page(im), 30, f"{b.name}: the console after chvt 2")
+    b.shot(image, "console-after-chvt-2")
+    t = time.monotonic()
+    rc, _, err = b.sh("/bin/busybox chvt 1", timeout=30)
+    check(rc == 0, f"chvt 1: {err}")
+    image, _ = b.vm.wait_image(b.page, 30, f"{b.name}: the page after chvt 1")
+    b.shot(image, "page-after-chvt-1")
+    b.log(f"info: {b.name}: chvt 1 -> page back in {time.monotonic() - t:.1f} s")
+    check(b.kiosk_pid() == pid, "the kiosk was restarted across the VT switch")
+    log = b.journal()
+    for line in ("display: paused by logind (", "display: resumed by logind"):
+        check(line in log, f"the kiosk's log has no '{line}' (the switch went past logind's device signals):\n{log[-2000:]}")
 
 
 def watchdog(b):
@@ -315,7 +336,9 @@ def one_boot(name, deb, kiosk, shots, accel, work):
     with vm:
         b = Boot(vm, kiosk, unit, kiosk_is_main, shots, name)
         try:
-            for step in (boot_and_page, watchdog, stop, bad_config):
+            steps = (boot_and_page, vt_switch, watchdog, stop, bad_config) if kiosk_is_main else \
+                (boot_and_page, watchdog, stop, bad_config)
+            for step in steps:
                 t = time.monotonic()
                 try:
                     step(b, vm.started) if step is boot_and_page else step(b)
@@ -361,36 +384,16 @@ def main():
     kiosk = Kiosk(binary)
     shots = a.shots or tempfile.mkdtemp(prefix="deb-boot-vm-shots.")
     os.makedirs(shots, exist_ok=True)
-    results = []
     if a.units is None:
         for name, why in PENDING.items():
             print(f"info: pending, not run: {name}: {why}", flush=True)
     names = [n for n in (a.units or ",".join(u for u in UNITS if u not in PENDING)).split(",") if n]
-    for name in names:
-        if name not in UNITS:
-            print(f"FAIL: unknown unit {name} (one of {', '.join(UNITS)})", file=sys.stderr)
-            return 2
-        t0 = time.monotonic()
-        work = tempfile.mkdtemp(prefix=f"dmk-boot-{name}.")
-        before = len([r for r in results if not r[2]])
-        try:
-            results += one_boot(name, a.deb, kiosk, shots, a.accel, work)
-        except VMError as x:
-            results.append((name, "boot", False, str(x)))
-            print(f"FAIL: {name} guest: {x}", flush=True)
-        except Exception:
-            results.append((name, "harness", False, traceback.format_exc()))
-            print(f"FAIL: {name} harness error:\n{traceback.format_exc()}", flush=True)
-        print(f"info: {name}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
-        if len([r for r in results if not r[2]]) > before or os.environ.get("DMK_VM_KEEP"):
-            print(f"info: {name}: serial log, journal and prepare log kept in {work}", flush=True)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    failed = [r for r in results if not r[2]]
-    print(f"deb-boot-vm: {len(results) - len(failed)} of {len(results)} passed" +
-          ("" if not failed else "; failed: " + ", ".join(f"{u} {n}" for u, n, _, _ in failed)))
-    return 1 if failed else 0
-
+    unknown = [n for n in names if n not in UNITS]
+    if unknown:
+        print(f"FAIL: unknown units {unknown} (one of {', '.join(UNITS)})", file=sys.stderr)
+        return 2
+    return run_guests("deb-boot-vm", names, lambda name, work, results: results.extend(
+        one_boot(name, a.deb, kiosk, shots, a.accel, work)), shots)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,11 +20,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError  # noqa: E402
-from kmsdrm_scenarios import Kiosk, Run, Failure, check, restart_saved_mode, REPO  # noqa: E402
+from vm import VM, run_guests  # noqa: E402
+from kmsdrm_scenarios import Kiosk, Run, check, restart_saved_mode, run_scenarios, REPO  # noqa: E402
 
 SECONDS = 10
 
@@ -176,10 +175,13 @@ def drm_vt_switch(run):
 
 SCENARIOS = {f.__name__: f for f in (drm_page_and_tap, drm_flips, drm_restart, drm_idle, drm_vt_switch, drm_cost_against_texture)}
 ORDER = list(SCENARIOS)
-# Run only when named with --only. drm_cost_against_texture: 0.21 of the texture presenter's CPU
-# in one run and 0.40 in another (limit 0.25) on a loaded host; ours draws 60-75 frames a second
-# of the ambient animation where the texture presenter manages about 0.3 under TCG, so the CPU
-# of a whole run is not yet a fair measure (issue 34 stays open on it).
+# Run only when named with --only. drm_cost_against_texture: it passes on an idle host (drawn in
+# place on these displays without vblank: 0.18 of the texture presenter's CPU on bochs, 0.16 on
+# virtio, one run each at load ~2) but its ratio is not the kiosk's alone: under TCG our frames
+# at the full 75 Hz cost guest time in proportion to how slowly the host runs the guest, while
+# the texture presenter is capped by the guest's two vCPUs (about 200 %) at ~1 frame a second.
+# On a slower or busier host ours rises toward the limit (0.31 seen with two other guests
+# running, flipping), so it is not a CI check; docs/kiosk-operation.md gives the numbers.
 PENDING = {"drm_cost_against_texture"}
 
 
@@ -207,37 +209,12 @@ def main():
     kiosk = Kiosk(binary)
     shots = a.shots or tempfile.mkdtemp(prefix="drm-presenter-vm-shots.")
     os.makedirs(shots, exist_ok=True)
-    results = []
-    for gpu in [g for g in a.gpu.split(",") if g]:
-        t0 = time.monotonic()
-        try:
-            with VM(gpu=gpu, accel=a.accel, log=lambda m: print(m, flush=True)) as vm:
-                run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
-                print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-                for name in [n for n in ORDER if n in wanted]:
-                    run.name = name
-                    started = time.monotonic()
-                    try:
-                        SCENARIOS[name](run)
-                        results.append((gpu, name, True))
-                        print(f"ok: {gpu} {name} ({time.monotonic() - started:.0f} s)", flush=True)
-                    except (Failure, VMError) as x:
-                        results.append((gpu, name, False))
-                        print(f"FAIL: {gpu} {name}: {x}", flush=True)
-                    finally:
-                        run.cleanup()
-        except VMError as x:
-            results.append((gpu, "boot", False))
-            print(f"FAIL: {gpu} guest: {x}", flush=True)
-        except Exception:
-            results.append((gpu, "harness", False))
-            print(f"FAIL: {gpu} harness error:\n{traceback.format_exc()}", flush=True)
-        print(f"info: {gpu}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
-    failed = [r for r in results if not r[2]]
-    print(f"drm-presenter-vm: {len(results) - len(failed)} of {len(results)} passed" +
-          ("" if not failed else "; failed: " + ", ".join(f"{g} {n}" for g, n, _ in failed)))
-    return 1 if failed else 0
-
+    def one(gpu, work, results):
+        with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
+            run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
+            print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
+            run_scenarios(run, [n for n in ORDER if n in wanted], SCENARIOS, results)
+    return run_guests("drm-presenter-vm", [g for g in a.gpu.split(",") if g], one, shots)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -23,10 +23,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError  # noqa: E402
+from vm import VM, VMError, run_guests  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Generous bounds: under TCG on a busy 2-core machine the first frame (EGL + llvmpipe set-up)
@@ -678,49 +677,36 @@ def main():
     if unknown:
         print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
         return 2
-    results = []
-    for gpu in [g for g in a.gpu.split(",") if g]:
-        t0 = time.monotonic()
-        before = len([r for r in results if not r[2]])
-        work = tempfile.mkdtemp(prefix=f"dmk-vm-{gpu}.")
-        try:
-            with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
-                run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
-                print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-                for name in [n for n in ORDER if n in wanted and (a.only or ONLY_ON.get(n, gpu) == gpu)]:
-                    run.name = name
-                    started = time.monotonic()
-                    try:
-                        SCENARIOS[name](run)
-                        results.append((gpu, name, True, ""))
-                        print(f"ok: {gpu} {name} ({time.monotonic() - started:.0f} s)", flush=True)
-                    except (Failure, VMError) as x:
-                        results.append((gpu, name, False, str(x)))
-                        print(f"FAIL: {gpu} {name}: {x}", flush=True)
-                    finally:
-                        run.cleanup()
-                timings = dict(vm.timings)
-                for k, v in run.timings.items():
-                    timings[k] = v
-                print(f"info: {gpu} timings ({vm.accel}): " + "; ".join(
-                    f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
-                    for k, v in timings.items()), flush=True)
-        except VMError as x:
-            results.append((gpu, "boot", False, str(x)))
-            print(f"FAIL: {gpu} guest: {x}", flush=True)
-        except Exception:
-            results.append((gpu, "harness", False, traceback.format_exc()))
-            print(f"FAIL: {gpu} harness error:\n{traceback.format_exc()}", flush=True)
-        print(f"info: {gpu}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
-        if len([r for r in results if not r[2]]) > before or os.environ.get("DMK_VM_KEEP"):
-            print(f"info: {gpu}: the guest's serial log, kiosk logs and preferences are kept in {work}", flush=True)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    failed = [r for r in results if not r[2]]
-    print(f"kmsdrm-vm: {len(results) - len(failed)} of {len(results)} passed" +
-          ("" if not failed else "; failed: " + ", ".join(f"{g} {n}" for g, n, _, _ in failed)))
-    return 1 if failed else 0
+    def one(gpu, work, results):
+        with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
+            run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
+            print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
+            names = [n for n in ORDER if n in wanted and (a.only or ONLY_ON.get(n, gpu) == gpu)]
+            run_scenarios(run, names, SCENARIOS, results)
+            timings = dict(vm.timings)
+            timings.update(run.timings)
+            print(f"info: {gpu} timings ({vm.accel}): " + "; ".join(
+                f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
+                for k, v in timings.items()), flush=True)
+    return run_guests("kmsdrm-vm", [g for g in a.gpu.split(",") if g], one, shots)
 
+
+def run_scenarios(run, names, scenarios, results):
+    """Each named scenario in turn on `run`'s guest, a result line each; the kiosk and the
+    devices a scenario left are cleaned up after it, whatever happened."""
+    gpu = run.vm.gpu
+    for name in names:
+        run.name = name
+        started = time.monotonic()
+        try:
+            scenarios[name](run)
+            results.append((gpu, name, True, ""))
+            print(f"ok: {gpu} {name} ({time.monotonic() - started:.0f} s)", flush=True)
+        except (Failure, VMError) as x:
+            results.append((gpu, name, False, str(x)))
+            print(f"FAIL: {gpu} {name}: {x}", flush=True)
+        finally:
+            run.cleanup()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,7 +21,9 @@ import shutil
 import socket
 import struct
 import subprocess
+import tempfile
 import time
+import traceback
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -457,3 +459,34 @@ class VM:
         self.qmp.command("input-send-event", events=[{"type": "btn", "data": {"down": True, "button": "left"}}])
         time.sleep(hold)                        # the press's length, not a wait for a result
         self.qmp.command("input-send-event", events=[{"type": "btn", "data": {"down": False, "button": "left"}}])
+
+
+# --- many guests ----------------------------------------------------------------------------
+def run_guests(label, guests, one, shots):
+    """Runs `one(guest, work, results)` for each guest name (a GPU, a unit) in a fresh work
+    folder; `one` appends (guest, step, passed, message) to `results`. A guest that does not
+    boot, or a harness error, is one failed step. The work folder (serial log, the guest's
+    files) is kept when something of that guest failed, or with DMK_VM_KEEP set. Prints the
+    summary line "LABEL: N of M passed"; returns the exit status (1 when anything failed)."""
+    results = []
+    for guest in guests:
+        t0 = time.monotonic()
+        before = len([r for r in results if not r[2]])
+        work = tempfile.mkdtemp(prefix=f"dmk-vm-{guest}.")
+        try:
+            one(guest, work, results)
+        except VMError as x:
+            results.append((guest, "boot", False, str(x)))
+            print(f"FAIL: {guest} guest: {x}", flush=True)
+        except Exception:
+            results.append((guest, "harness", False, traceback.format_exc()))
+            print(f"FAIL: {guest} harness error:\n{traceback.format_exc()}", flush=True)
+        print(f"info: {guest}: {time.monotonic() - t0:.0f} s in all; screenshots in {shots}", flush=True)
+        if len([r for r in results if not r[2]]) > before or os.environ.get("DMK_VM_KEEP"):
+            print(f"info: {guest}: the guest's serial log and files are kept in {work}", flush=True)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    failed = [r for r in results if not r[2]]
+    print(f"{label}: {len(results) - len(failed)} of {len(results)} passed" +
+          ("" if not failed else "; failed: " + ", ".join(f"{g} {n}" for g, n, _, _ in failed)), flush=True)
+    return 1 if failed else 0
