@@ -6,8 +6,8 @@
 # would see: the page with no login and no command (timings: kernel start -> page, READY=1), a
 # watchdog kill of a stopped kiosk and the page back in the saved mode, `systemctl stop` (exit
 # 0, the console back), a broken config (failed, no flapping, one clear journal line).
-# darkmode-kiosk-kmsdrm.service on bochs-drm; darkmode-kiosk.service (cage, virtio-gpu) is
-# pending (its reason printed: PENDING in the scenario file; run it with --units cage).
+# darkmode-kiosk-kmsdrm.service on bochs-drm, darkmode-kiosk.service (cage, its seat from
+# seatd) on virtio-gpu.
 # TCG by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm). Needs root (the kernel image,
 # dpkg-buildpackage's fakeroot is not enough for it). Screenshots go to $E2E_SHOTS (default: a
 # temp folder); docs/run-as-kiosk.md ("Booting the package in a VM") says how to run it by hand.

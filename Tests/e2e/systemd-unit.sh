@@ -29,8 +29,8 @@ for UNIT in "$CAGE" "$KMS"; do
     awk -v s="$score" 'BEGIN { exit !(s <= 2.0) }' || fail "$UNIT: exposure $score is above 2.0: $(grep '✗' "$E2E_TMP/security.out")"
     pass "$UNIT: exposure $score <= 2.0"
 
-    for line in "Type=notify" "WatchdogSec=30" "ProtectSystem=strict" "User=kiosk" "PAMName=darkmode-kiosk" "TTYPath=/dev/tty1" \
-                "StateDirectory=darkmode-kiosk/.config/darkmode-kiosk" "ProtectHome=tmpfs" "BindPaths=/run/user" \
+    for line in "Type=notify" "WatchdogSec=30" "ProtectSystem=strict" "User=kiosk" "TTYPath=/dev/tty1" \
+                "StateDirectory=darkmode-kiosk/.config/darkmode-kiosk" "ProtectHome=tmpfs" \
                 "PrivateTmp=yes" "NoNewPrivileges=yes" "RestrictAddressFamilies=AF_UNIX AF_NETLINK" "MemoryMax=512M" \
                 "DeviceAllow=char-drm rw" "DeviceAllow=char-input rw" "StartLimitBurst=5" "Restart=always" "RestartPreventExitStatus=2"; do
         grep -qxF "$line" "$UNIT" || fail "$UNIT lacks '$line'"
@@ -44,7 +44,19 @@ for UNIT in "$CAGE" "$KMS"; do
     pass "$UNIT: notify, watchdog, session, sandbox directives present; --prefs is in the writable state directory"
 done
 
-# What differs: cage and Wayland, or KMS/DRM with the kiosk as the main process.
+# What differs: cage and Wayland, or KMS/DRM with the kiosk as the main process. The seat: cage
+# from seatd with no login session, its runtime directory the unit's own (a logind session would
+# move cage out of the unit: its child's READY=1 would not count); the KMS/DRM kiosk from logind.
+for line in "Wants=seatd.service" "After=seatd.service" "Environment=LIBSEAT_BACKEND=seatd" \
+            "Environment=XDG_RUNTIME_DIR=/run/darkmode-kiosk" "RuntimeDirectory=darkmode-kiosk" "RuntimeDirectoryMode=0700"; do
+    grep -qxF "$line" "$CAGE" || fail "$CAGE lacks '$line'"
+done
+! grep -q "^PAMName=" "$CAGE" || fail "$CAGE opens a logind session (PAMName=): cage would leave the unit's cgroup"
+grep -q "^ExecStop=.*kill -TERM" "$CAGE" || fail "$CAGE: no ExecStop= sending SIGTERM to the kiosk (cage 0.1.4 aborts on its own SIGTERM)"
+for line in "PAMName=darkmode-kiosk" "BindPaths=/run/user"; do
+    grep -qxF "$line" "$KMS" || fail "$KMS lacks '$line'"
+done
+pass "cage unit: seat from seatd, no session, own runtime directory, stop through the kiosk; KMS/DRM unit: logind session"
 grep -qxF "NotifyAccess=all" "$CAGE" && grep -qxF "Environment=SDL_VIDEODRIVER=wayland" "$CAGE" \
     && grep -q "^ExecStart=/usr/bin/cage -- /usr/bin/darkmode-kiosk run " "$CAGE" || fail "$CAGE: not the cage/Wayland setup"
 grep -qxF "NotifyAccess=main" "$KMS" && grep -qxF "Environment=SDL_VIDEODRIVER=kmsdrm" "$KMS" \
