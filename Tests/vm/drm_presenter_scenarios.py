@@ -16,14 +16,13 @@ Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (de
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vm import VM, run_guests  # noqa: E402
-from kmsdrm_scenarios import Kiosk, Run, check, restart_saved_mode, run_scenarios, REPO  # noqa: E402
+from kmsdrm_scenarios import Kiosk, Run, check, restart_saved_mode, run_scenarios, kiosk_binary  # noqa: E402
 
 SECONDS = 10
 
@@ -195,11 +194,8 @@ def main():
     p.add_argument("--seconds", type=int, default=SECONDS)
     a = p.parse_args()
     SECONDS = a.seconds
-    binary = os.environ.get("KIOSK_BIN") or os.path.join(
-        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
-                       text=True, check=True).stdout.strip(), "darkmode-kiosk")
-    if not os.access(binary, os.X_OK):
-        print(f"FAIL: no kiosk binary at {binary}", file=sys.stderr)
+    binary = kiosk_binary()
+    if not binary:
         return 1
     wanted = [n for n in a.only.split(",") if n]
     unknown = [n for n in wanted if n not in SCENARIOS]

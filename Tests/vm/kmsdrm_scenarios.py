@@ -661,11 +661,8 @@ def main():
         for name in ORDER:
             print(f"{name}{' (pending)' if name in PENDING else ''}: {' '.join((SCENARIOS[name].__doc__ or '').split())}")
         return 0
-    binary = os.environ.get("KIOSK_BIN") or os.path.join(
-        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
-                       text=True, check=True).stdout.strip(), "darkmode-kiosk")
-    if not os.access(binary, os.X_OK):
-        print(f"FAIL: no kiosk binary at {binary}", file=sys.stderr)
+    binary = kiosk_binary()
+    if not binary:
         return 1
     kiosk = Kiosk(binary)
     shots = a.shots or tempfile.mkdtemp(prefix="kmsdrm-vm-shots.")
@@ -689,6 +686,17 @@ def main():
                 f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
                 for k, v in timings.items()), flush=True)
     return run_guests("kmsdrm-vm", [g for g in a.gpu.split(",") if g], one, shots)
+
+
+def kiosk_binary():
+    """$KIOSK_BIN, else the release build's binary; None (with a FAIL line) when it cannot run."""
+    binary = os.environ.get("KIOSK_BIN") or os.path.join(
+        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
+                       text=True, check=True).stdout.strip(), "darkmode-kiosk")
+    if not os.access(binary, os.X_OK):
+        print(f"FAIL: no kiosk binary at {binary}", file=sys.stderr)
+        return None
+    return binary
 
 
 def run_scenarios(run, names, scenarios, results):
