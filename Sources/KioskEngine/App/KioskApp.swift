@@ -70,11 +70,12 @@ public final class KioskApp {
     /// The persistent CPU frame (page pixels, premultiplied RGBA, R,G,B,A byte order).
     public var frame: Pixmap { renderer.frame }
     public private(set) var layout: PageLayout
-    private var interactions: [ToggleInteraction]
+    private var interactions: TogglePair<ToggleInteraction>
     private let typesetter: LabelTypesetter
-    private var labelSlots = [LabelSlot](repeating: LabelSlot(), count: 3)
+    private var headlineSlots = TogglePair(both: LabelSlot())
+    private var buttonSlot = LabelSlot()
     /// The slots' labels as of the last layout (what each frame's model carries; kept, not made per frame).
-    private var shapedLabels: [TypesetLabel?] = [nil, nil, nil]
+    private var shapedLabels = PageLabels()
     /// Page darkness 0…1 (cross-fades on commit).
     private var pageFade: ProgressAnimation
     /// Time origin of the ambient loops (the scene's first appearance; nil until the first
@@ -123,8 +124,7 @@ public final class KioskApp {
         layout = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
                             scale: options.scale, toggleWidth: options.toggleWidth)
         let m = ToggleMetrics(width: options.toggleWidth)
-        interactions = [ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce),
-                        ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce)]
+        interactions = TogglePair(both: ToggleInteraction(metrics: m, isOn: isDarkMode, reduceMotion: reduce))
         renderer = PageRenderer(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight,
                                 toggleWidth: options.toggleWidth, typesetter: typesetter)
         pageFade = .still(isDarkMode ? 1 : 0)
@@ -140,10 +140,10 @@ public final class KioskApp {
 
     /// The effective mode (the preference resolved against the system input), as the toggles
     /// show it once they settle.
-    public var isDarkMode: Bool { interactions[0].isOn }
+    public var isDarkMode: Bool { interactions.original.isOn }
     /// True while the page follows the system.
     public var followsSystem: Bool { appearancePreference == .system }
-    public var accessibility: AccessibilityState { interactions[0].accessibility }
+    public var accessibility: AccessibilityState { interactions.original.accessibility }
     /// The button's words now: "Use System Setting", or while following the system the source
     /// that drives the mode ("Following System · light sensor"; plain "Following System" when
     /// no source states a scheme).
@@ -178,11 +178,12 @@ public final class KioskApp {
     /// Each control's accessibility label and value, each toggle from its own state: both
     /// toggles "Dark Mode (<group label>)" On/Off, the button "Follow System Appearance" On/Off.
     public var controlAccessibility: [(control: PageControl, label: String, value: String)] {
-        let original = interactions[0].accessibility, vivid = interactions[1].accessibility
-        return [(.original, "\(original.label) (\(options.strings.original))", original.value),
-                (.vivid, "\(vivid.label) (\(options.strings.vivid))", vivid.value),
-                (.button, options.strings.followSystemAppearance,
-                 followsSystem ? AccessibilityState.valueOn : AccessibilityState.valueOff)]
+        let toggles = ToggleSlot.allCases.map { t in
+            let state = interactions[t].accessibility
+            return (t.control, "\(state.label) (\(options.strings.groupLabel(of: t)))", state.value)
+        }
+        return toggles + [(.button, options.strings.followSystemAppearance,
+                           followsSystem ? AccessibilityState.valueOn : AccessibilityState.valueOff)]
     }
 
     /// All three controls in one line, for the window title: "Dark Mode (Original): On ·
@@ -205,10 +206,10 @@ public final class KioskApp {
     }
 
     /// What the original toggle shows at `time` (appearance and position progress).
-    public func visualState(at time: Double) -> ToggleVisualState { interactions[0].visualState(at: time) }
+    public func visualState(at time: Double) -> ToggleVisualState { interactions.original.visualState(at: time) }
     /// What a toggle shows at `time`.
     public func visualState(of control: PageControl, at time: Double) -> ToggleVisualState {
-        interactions[control == .vivid ? 1 : 0].visualState(at: time)
+        interactions[control.toggle ?? .original].visualState(at: time)
     }
 
     /// Page darkness 0…1 at `time`.
@@ -239,15 +240,17 @@ public final class KioskApp {
 
     /// Shapes the labels at the current scale (only when text or size changed) and lays out.
     private func relayout() {
-        func measure(_ i: Int, _ text: String, _ size: Double, _ tracking: Double, scale: Double) -> Double {
-            labelSlots[i].update(text, pixelSize: size * scale, tracking: tracking / size, with: typesetter).width / scale
-        }
         let s = options.scale, t = textScale
         func metrics(at k: Double) -> LabelMetrics {
-            LabelMetrics(originalWidth: measure(0, options.strings.original, PageLayout.headlineSize * t, PageLayout.headlineTracking * t, scale: k),
-                         vividWidth: measure(1, options.strings.vivid, PageLayout.headlineSize * t, PageLayout.headlineTracking * t, scale: k),
-                         buttonTextWidth: measure(2, buttonText, PageLayout.calloutSize * t, PageLayout.calloutTracking * t, scale: k),
-                         textScale: t)
+            func headline(_ toggle: ToggleSlot) -> Double {
+                let size = PageLayout.headlineSize * t
+                return headlineSlots[toggle].update(options.strings.groupLabel(of: toggle), pixelSize: size * k,
+                                                    tracking: PageLayout.headlineTracking * t / size, with: typesetter).width / k
+            }
+            let size = PageLayout.calloutSize * t
+            let button = buttonSlot.update(buttonText, pixelSize: size * k, tracking: PageLayout.calloutTracking * t / size,
+                                           with: typesetter).width / k
+            return LabelMetrics(originalWidth: headline(.original), vividWidth: headline(.vivid), buttonTextWidth: button, textScale: t)
         }
         var l = PageLayout(pixelWidth: options.pixelWidth, pixelHeight: options.pixelHeight, scale: s,
                            toggleWidth: options.toggleWidth, labels: metrics(at: s))
@@ -257,7 +260,7 @@ public final class KioskApp {
                            toggleWidth: options.toggleWidth, labels: metrics(at: l.effectiveScale))
         }
         layout = l
-        shapedLabels = labelSlots.map(\.label)
+        shapedLabels = PageLabels(headlines: headlineSlots.map(\.label), button: buttonSlot.label)
         renderer.invalidatePage()
     }
 
@@ -296,13 +299,13 @@ public final class KioskApp {
     public func handle(_ event: PointerEvent) -> KioskOutput? {
         noteInput(at: event.timestamp)
         var output: KioskOutput?
-        for (i, control) in [PageControl.original, .vivid].enumerated() {
-            let f = layout.frame(of: control), k = layout.contentScale
+        for toggle in ToggleSlot.allCases {
+            let f = layout.frame(of: toggle.control), k = layout.contentScale
             var e = event
             e.location = Point((event.location.x - f.minX) / k, (event.location.y - f.minY) / k)
-            if let dark = interactions[i].handle(e) {
-                if output == nil { focus = control }
-                output = manualCommit(dark, from: i, at: event.timestamp) ?? output
+            if let dark = interactions[toggle].handle(e) {
+                if output == nil { focus = toggle.control }
+                output = manualCommit(dark, from: toggle, at: event.timestamp) ?? output
             }
         }
         if let o = handleButton(event) { output = o }
@@ -379,18 +382,14 @@ public final class KioskApp {
     }
 
     private func activate(_ control: PageControl, at time: Double) -> KioskOutput? {
-        switch control {
-        case .button: return choosePreference(.system, at: time)
-        case .original, .vivid:
-            let i = control == .vivid ? 1 : 0
-            return manualCommit(interactions[i].handle(KeyEvent(action: .activate, timestamp: time)), from: i, at: time)
-        }
+        guard let toggle = control.toggle else { return choosePreference(.system, at: time) }
+        return manualCommit(interactions[toggle].handle(KeyEvent(action: .activate, timestamp: time)), from: toggle, at: time)
     }
 
     /// A toggle commit by the person: the other toggle follows; stores the fixed preference.
-    private func manualCommit(_ commit: Bool?, from index: Int, at time: Double) -> KioskOutput? {
+    private func manualCommit(_ commit: Bool?, from toggle: ToggleSlot, at time: Double) -> KioskOutput? {
         guard let dark = commit else { return nil }
-        _ = interactions[1 - index].setOn(dark, at: time)
+        _ = interactions[toggle.other].setOn(dark, at: time)
         startFade(dark: dark, at: time)
         let before = followsSystem
         appearancePreference = AppearancePreference(isDark: dark)
@@ -402,7 +401,7 @@ public final class KioskApp {
     /// Both toggles to `dark` (animating like a tap) and the page cross-fade, when it changes.
     private func animate(to dark: Bool, at time: Double) {
         var changed = false
-        for i in interactions.indices where interactions[i].setOn(dark, at: time) != nil { changed = true }
+        for t in ToggleSlot.allCases where interactions[t].setOn(dark, at: time) != nil { changed = true }
         if changed { startFade(dark: dark, at: time) }
     }
 
@@ -421,7 +420,7 @@ public final class KioskApp {
         let label = buttonText, reduced = reduceMotion, contrast = highContrast, text = textScale
         systemAppearance = system
         if reduceMotion != reduced {
-            for i in interactions.indices { interactions[i].reduceMotion = reduceMotion }
+            for t in ToggleSlot.allCases { interactions[t].reduceMotion = reduceMotion }
             // Loops that start again begin at their start, as when the scene first appears.
             if !reduceMotion { ambientStart = nil }
         }
@@ -454,7 +453,7 @@ public final class KioskApp {
     /// Cancels any gesture in progress (focus loss, window hidden).
     public func cancelPointers(at time: Double) {
         noteInput(at: time)
-        for i in interactions.indices { interactions[i].cancel(at: time) }
+        for t in ToggleSlot.allCases { interactions[t].cancel(at: time) }
         buttonPointer = nil
     }
 
@@ -496,7 +495,7 @@ public final class KioskApp {
             under = (l.premultiplied8.packed, d.premultiplied8.packed)
         }
         return PageModel(layout: layout, colors: colors(at: time), darkness: pageFade.value(at: time), toggles: toggles,
-                         togglesOn: (interactions[0].isOn, interactions[1].isOn), focus: focus, focusVisible: focusVisible,
+                         togglesOn: interactions.map(\.isOn), focus: focus, focusVisible: focusVisible,
                          followsSystem: followsSystem, buttonText: buttonText, labels: shapedLabels,
                          strings: options.strings, background: options.background,
                          backgroundColors: under, showFPS: options.showFPS)
@@ -529,5 +528,6 @@ public final class KioskApp {
     public var backdropBlurs: Int { renderer.backdropBlurs }
 
     /// How many times each label was shaped (checks that shaping is not per frame).
-    public var labelShapeCounts: [Int] { labelSlots.map(\.shapeCount) }
+    /// Original, vivid, button.
+    public var labelShapeCounts: [Int] { headlineSlots.both.map(\.shapeCount) + [buttonSlot.shapeCount] }
 }

@@ -12,11 +12,10 @@ public struct PageModel {
     public let colors: ResolvedColors
     /// The page's darkness 0 light … 1 dark (the background images' cross-fade, the icon's halves).
     public let darkness: Double
-    /// What each toggle draws (original, vivid).
-    public let toggles: [ToggleFrame]
-    /// Each toggle's committed state (on = dark), original then vivid (a pair, not an array:
-    /// the model is made every frame, and this keeps an allocation off it).
-    public let togglesOn: (original: Bool, vivid: Bool)
+    /// What each toggle draws.
+    public let toggles: TogglePair<ToggleFrame>
+    /// Each toggle's committed state (on = dark).
+    public let togglesOn: TogglePair<Bool>
     /// The keyboard focus, and whether its ring shows (after Tab or arrows).
     public let focus: PageControl
     public let focusVisible: Bool
@@ -24,8 +23,8 @@ public struct PageModel {
     public let followsSystem: Bool
     /// The button's words now.
     public let buttonText: String
-    /// The shaped labels: original headline, vivid headline, button (nil: not shaped).
-    public let labels: [TypesetLabel?]
+    /// The shaped labels: each toggle's headline and the button's words.
+    public let labels: PageLabels
     /// The page's words (accessibility names come from them).
     public let strings: PageStrings
     /// Background images, and the page colours under them (premultiplied, packed; zero without images), or nil.
@@ -34,9 +33,9 @@ public struct PageModel {
     /// Whether the frame-time overlay is drawn.
     public let showFPS: Bool
 
-    public init(layout: PageLayout, colors: ResolvedColors, darkness: Double, toggles: [ToggleFrame], togglesOn: (original: Bool, vivid: Bool),
+    public init(layout: PageLayout, colors: ResolvedColors, darkness: Double, toggles: TogglePair<ToggleFrame>, togglesOn: TogglePair<Bool>,
                 focus: PageControl, focusVisible: Bool, followsSystem: Bool, buttonText: String,
-                labels: [TypesetLabel?], strings: PageStrings, background: PageBackground?,
+                labels: PageLabels, strings: PageStrings, background: PageBackground?,
                 backgroundColors: (light: UInt32, dark: UInt32), showFPS: Bool) {
         self.layout = layout
         self.colors = colors
@@ -57,15 +56,11 @@ public struct PageModel {
     /// The page as an accessibility tree sees it (names, roles, states, frames).
     public var accessibility: PageAccessibility {
         let controls = PageControl.allCases.map { c -> PageAccessibility.Control in
-            switch c {
-            case .original, .vivid:
-                let i = c == .vivid ? 1 : 0
-                let group = c == .vivid ? strings.vivid : strings.original
-                return .init(control: c, kind: .toggle, name: "\(strings.darkMode) (\(group))", isOn: i == 0 ? togglesOn.original : togglesOn.vivid,
-                             frame: layout.frame(of: c))
-            case .button:
+            guard let toggle = c.toggle else {
                 return .init(control: c, kind: .button, name: buttonText, isOn: followsSystem, frame: layout.frame(of: c))
             }
+            return .init(control: c, kind: .toggle, name: "\(strings.darkMode) (\(strings.groupLabel(of: toggle)))",
+                         isOn: togglesOn[toggle], frame: layout.frame(of: c))
         }
         return PageAccessibility(controls: controls, focus: focus,
                                  pageSize: (Double(layout.pixelWidth) / layout.scale, Double(layout.pixelHeight) / layout.scale),

@@ -18,12 +18,12 @@ public final class PageRenderer {
     private let typesetter: LabelTypesetter
     /// The toggles' width in points (the toggle renderers are made for it).
     private let toggleWidth: Double
-    private var renderers: [any ToggleStyleRenderer] = []
+    private var renderers: TogglePair<any ToggleStyleRenderer>
     /// The scale `renderers` were made for.
-    private var rendererScale: Double?
+    private var rendererScale: Double
     // What the frame currently shows.
     private var shownStatic: StaticKey?
-    private var shownToggles: [ToggleFrame?] = [nil, nil]
+    private var shownToggles = TogglePair<ToggleFrame?>(both: nil)
     private var material = MaterialCache()
     /// The background images scaled and composed for this page size and colours.
     private var preparedBackground = PreparedBackground()
@@ -42,7 +42,7 @@ public final class PageRenderer {
     private var laneCanvases: [Canvas] = []
     /// Memory for each toggle's pieces when several lanes make them from scratch: one pool per
     /// part a toggle's pieces are made in (`ToggleStyleRenderer.fromScratchParts`), grown on use.
-    private var scratchPools: [[LayerPool]] = [[], []]
+    private var scratchPools = TogglePair<[LayerPool]>(both: [])
     /// Labels are drawn one lane at a time: the typesetter keeps a glyph cache.
     private let textLock = Mutex(())
     public let fps = FrameTimeOverlay()
@@ -56,6 +56,8 @@ public final class PageRenderer {
         self.toggleWidth = toggleWidth
         self.typesetter = typesetter
         layout = PageLayout(pixelWidth: pixelWidth, pixelHeight: pixelHeight, scale: 1, toggleWidth: toggleWidth)
+        rendererScale = layout.effectiveScale
+        renderers = TogglePair { $0.style.makeRenderer(width: toggleWidth, scale: 1) }
     }
 
     /// A new page size (pixels): the next frame redraws everything.
@@ -70,7 +72,7 @@ public final class PageRenderer {
     /// the host lost its window contents).
     public func invalidate() {
         shownStatic = nil
-        shownToggles = [nil, nil]
+        shownToggles = TogglePair(both: nil)
     }
 
     /// Redraws the whole page next time (everything outside the toggles changed, or may have).
@@ -82,10 +84,10 @@ public final class PageRenderer {
     /// The toggles' renderers for the model's scale: made again only when the scale changes
     /// (their sprite caches are per scale).
     private func prepareRenderers(_ layout: PageLayout) {
-        guard rendererScale != layout.effectiveScale || renderers.isEmpty else { return }
-        rendererScale = layout.effectiveScale
-        renderers = [ToggleStyle.original.makeRenderer(width: toggleWidth, scale: layout.effectiveScale),
-                     ToggleStyle.vivid.makeRenderer(width: toggleWidth, scale: layout.effectiveScale)]
+        guard rendererScale != layout.effectiveScale else { return }
+        let scale = layout.effectiveScale, width = toggleWidth
+        rendererScale = scale
+        renderers = TogglePair { $0.style.makeRenderer(width: width, scale: scale) }
     }
 
     /// How many times the button's material backdrop was built (blurred and tinted).
@@ -138,7 +140,7 @@ public final class PageRenderer {
     /// What a frame draws with besides its colours: made before any lane draws, read by all.
     private struct FrameAssets {
         var colors: ResolvedColors
-        var toggles: [ToggleFrame]
+        var toggles: TogglePair<ToggleFrame>
         var images: PreparedBackground?
         var weight: UInt32
         /// The button's material backdrop (nil when no changed rectangle reaches the button).
@@ -202,80 +204,20 @@ public final class PageRenderer {
         let weight = Self.backgroundWeight(darkness: model.darkness)
         let key = StaticKey(colors: colors.key, buttonText: model.buttonText, focus: model.focusVisible ? model.focus : nil, layout: layout,
                             darknessWeight: Int(weight), backgroundGeneration: images?.generation ?? 0)
-        let toggles = model.toggles
-        var dirty: [IntRect] = []
         let pageRedrawn = !incremental || key != shownStatic
-        if pageRedrawn {
-            dirty = pageDirtyRects(key, toggles)
-        } else {
-            let changed = (0..<2).flatMap { i in
-                toggles[i] == shownToggles[i] ? []
-                    : renderers[i].dirtyRects(from: shownToggles[i], to: toggles[i], origin: layout.origin(of: i == 0 ? .original : .vivid))
-                        .map { $0.intersection(frame.bounds) }
-            }
-            dirty = IntRect.disjointUnion(IntRect.clustered(changed))
-        }
-        var assets = FrameAssets(colors: colors, toggles: toggles, images: images, weight: weight, material: nil)
+        var dirty = pageRedrawn ? pageDirtyRects(key, model.toggles) : toggleDirtyRects(model.toggles)
+        var assets = FrameAssets(colors: colors, toggles: model.toggles, images: images, weight: weight, material: nil)
         let lanes = workers.map { $0.lanes } ?? 1
         let buttonChanged = dirty.contains { !$0.intersection(buttonReach).isEmpty }
-        // From scratch on several lanes, one of them makes the material (below).
+        // From scratch on several lanes, one of them makes the material (`drawFromScratch`).
         if buttonChanged && (incremental || lanes == 1) {
             assets.material = buttonMaterial(colors: colors, images: images, weight: weight)
             assets.buttonShapes = frameButtonShapes()
         }
         if incremental, lanes > 1 || present != nil {
-            if let workers, lanes > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
-                // Every rectangle in bands: the lanes share the work evenly, and each lane's
-                // layers stay band-sized.
-                let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
-                for i in 0..<2 where dirty.contains(where: { !$0.intersection(toggleReach(i)).isEmpty }) {
-                    renderers[i].prepare(toggles[i], pool: canvas.pool)
-                }
-                workers.run(pieces.count, { item, lane in
-                    self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
-                }, { item in present?(pieces[item]) })
-            } else {
-                // Large rectangles in bands, the rest whole.
-                let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
-                for piece in pieces {
-                    drawPage(clip: piece, on: canvas, assets)
-                    present?(piece)
-                }
-            }
+            drawChanged(dirty, assets, present: present)
         } else if let workers, lanes > 1 {
-            // From scratch on several lanes: each toggle's pieces (in parts, where a style's
-            // pieces fall into independent groups) and the button's material and shapes are made
-            // anew at once, then the page is composed in bands.
-            // The lanes take jobs in order; the largest go first so that the small ones fill in
-            // at the end: the Vivid's (renderers[1]) parts before the Original's, each style's
-            // in its own order (the Vivid's first two 2.5-3 ms at 1920x1080 @2x, its sun and
-            // moon and the Original's parts 1-2, the button 1; timed in a local build).
-            var jobs: [(toggle: Int, part: Int)] = []
-            for i in [1, 0] {
-                let parts = renderers[i].fromScratchParts
-                // One pool per part, whichever lane makes it: each keeps one part's pieces.
-                while scratchPools[i].count < parts { scratchPools[i].append(LayerPool()) }
-                renderers[i].beginFromScratch(pools: Array(scratchPools[i].prefix(parts)))
-                jobs += (0..<parts).map { (i, $0) }
-            }
-            var material: Sprite?, shapes: ButtonShapes?
-            workers.run(jobs.count + 1, { item, lane in
-                if item < jobs.count {
-                    let job = jobs[item]
-                    self.renderers[job.toggle].makeFromScratch(toggles[job.toggle], part: job.part)
-                } else if buttonChanged {
-                    material = self.buttonMaterial(colors: colors, images: images, weight: weight)
-                    shapes = self.frameButtonShapes()
-                }
-            }, { _ in })
-            for i in 0..<2 { renderers[i].joinFromScratch(toggles[i]) }
-            assets.material = material
-            assets.buttonShapes = shapes
-            let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
-            workers.run(pieces.count, { item, lane in
-                self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
-            }, { item in present?(pieces[item]) })
-            for r in renderers { r.endFromScratch() }
+            drawFromScratch(dirty, assets, buttonChanged: buttonChanged, on: workers, present: present)
         } else {
             for r in dirty {
                 drawPage(clip: r, on: canvas, assets)
@@ -283,7 +225,7 @@ public final class PageRenderer {
             }
         }
         shownStatic = key
-        shownToggles = toggles
+        shownToggles = model.toggles.map(Optional.some)
         if model.showFPS {
             let page = colors[.pageBackground].premultiplied8.packed
             let r = fps.draw(on: canvas, page: page, force: pageRedrawn)
@@ -293,27 +235,100 @@ public final class PageRenderer {
         return dirty
     }
 
+    /// What a frame that keeps the page (same colours, text, focus, layout) must draw: each
+    /// toggle's changed rectangles, near neighbours joined, disjoint.
+    private func toggleDirtyRects(_ toggles: TogglePair<ToggleFrame>) -> [IntRect] {
+        let changed = ToggleSlot.allCases.flatMap { t in
+            toggles[t] == shownToggles[t] ? []
+                : renderers[t].dirtyRects(from: shownToggles[t], to: toggles[t], origin: layout.origin(of: t))
+                    .map { $0.intersection(frame.bounds) }
+        }
+        return IntRect.disjointUnion(IntRect.clustered(changed))
+    }
+
+    /// Draws the changed rectangles of an incremental frame, handing each piece to `present`
+    /// as it is finished: in bands on the lanes when the frame is large enough, else on the
+    /// calling thread (large rectangles in bands, the rest whole).
+    private func drawChanged(_ dirty: [IntRect], _ assets: FrameAssets, present: ((IntRect) -> Void)?) {
+        if let workers, workers.lanes > 1, dirty.reduce(0, { $0 + $1.area }) >= parallelMinPixels {
+            // Every rectangle in bands: the lanes share the work evenly, and each lane's
+            // layers stay band-sized.
+            let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
+            for t in ToggleSlot.allCases where dirty.contains(where: { !$0.intersection(toggleReach(t)).isEmpty }) {
+                renderers[t].prepare(assets.toggles[t], pool: canvas.pool)
+            }
+            workers.run(pieces.count, { item, lane in
+                self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
+            }, { item in present?(pieces[item]) })
+        } else {
+            let pieces = dirty.flatMap { $0.area >= Self.presentBandMinPixels ? $0.bands(rows: Self.presentBandRows) : [$0] }
+            for piece in pieces {
+                drawPage(clip: piece, on: canvas, assets)
+                present?(piece)
+            }
+        }
+    }
+
+    /// A frame drawn from scratch on several lanes: each toggle's pieces (in parts, where a
+    /// style's pieces fall into independent groups) and the button's material and shapes are
+    /// made anew at once, then the page is composed in bands.
+    private func drawFromScratch(_ dirty: [IntRect], _ frameAssets: FrameAssets, buttonChanged: Bool, on workers: FrameWorkers,
+                                 present: ((IntRect) -> Void)?) {
+        // The lanes take jobs in order; the largest go first so that the small ones fill in at
+        // the end: the Vivid's parts before the Original's, each style's in its own order (the
+        // Vivid's first two 2.5-3 ms at 1920x1080 @2x, its sun and moon and the Original's
+        // parts 1-2, the button 1; timed in a local build).
+        var jobs: [(toggle: ToggleSlot, part: Int)] = []
+        for t in [ToggleSlot.vivid, .original] {
+            let parts = renderers[t].fromScratchParts
+            // One pool per part, whichever lane makes it: each keeps one part's pieces.
+            while scratchPools[t].count < parts { scratchPools[t].append(LayerPool()) }
+            renderers[t].beginFromScratch(pools: Array(scratchPools[t].prefix(parts)))
+            jobs += (0..<parts).map { (t, $0) }
+        }
+        let toggles = frameAssets.toggles, colors = frameAssets.colors
+        var material: Sprite?, shapes: ButtonShapes?
+        workers.run(jobs.count + 1, { item, lane in
+            if item < jobs.count {
+                let job = jobs[item]
+                self.renderers[job.toggle].makeFromScratch(toggles[job.toggle], part: job.part)
+            } else if buttonChanged {
+                material = self.buttonMaterial(colors: colors, images: frameAssets.images, weight: frameAssets.weight)
+                shapes = self.frameButtonShapes()
+            }
+        }, { _ in })
+        for t in ToggleSlot.allCases { renderers[t].joinFromScratch(toggles[t]) }
+        var assets = frameAssets
+        assets.material = material
+        assets.buttonShapes = shapes
+        let pieces = dirty.flatMap { $0.bands(rows: Self.presentBandRows) }
+        workers.run(pieces.count, { item, lane in
+            self.drawPage(clip: pieces[item], on: self.canvas(lane: lane), assets)
+        }, { item in present?(pieces[item]) })
+        for t in ToggleSlot.allCases { renderers[t].endFromScratch() }
+    }
+
     /// What a frame that redraws the page (its colours cross-fade, the button's text changes)
     /// must draw: the whole page, except each toggle's opaque core (`opaqueCore`, at rest),
     /// where the toggle's pixels depend only on its frame, as shown and as now; inside a core
     /// only what the toggle itself changes (a twinkling star, a drifting cloud). The whole page
     /// after `invalidate`, on a new layout, or with a focus ring showing (it may cross a
     /// toggle). Disjoint rectangles; the frame equals a whole-page redraw (tested).
-    private func pageDirtyRects(_ key: StaticKey, _ toggles: [ToggleFrame]) -> [IntRect] {
+    private func pageDirtyRects(_ key: StaticKey, _ toggles: TogglePair<ToggleFrame>) -> [IntRect] {
         guard incremental, let shown = shownStatic, shown.layout == key.layout, shown.focus == nil, key.focus == nil else {
             return [frame.bounds]
         }
         var cores: [IntRect] = [], inside: [IntRect] = []
-        for i in 0..<2 {
-            let o = layout.origin(of: i == 0 ? .original : .vivid)
-            guard let old = shownToggles[i], let before = renderers[i].opaqueCore(old, origin: o),
-                  let now = renderers[i].opaqueCore(toggles[i], origin: o) else { continue }
+        for t in ToggleSlot.allCases {
+            let o = layout.origin(of: t)
+            guard let old = shownToggles[t], let before = renderers[t].opaqueCore(old, origin: o),
+                  let now = renderers[t].opaqueCore(toggles[t], origin: o) else { continue }
             var core = before.intersection(now).intersection(frame.bounds)
             // The FPS overlay repaints its panel whole: never inside a core.
             if model.showFPS { core = core.subtracting(fps.bounds).max { $0.area < $1.area } ?? .zero }
             guard !core.isEmpty else { continue }
             cores.append(core)
-            inside += renderers[i].dirtyRects(from: old, to: toggles[i], origin: o).map { $0.intersection(core) }
+            inside += renderers[t].dirtyRects(from: old, to: toggles[t], origin: o).map { $0.intersection(core) }
         }
         return frame.bounds.subtracting(cores) + IntRect.disjointUnion(IntRect.clustered(inside))
     }
@@ -321,9 +336,9 @@ public final class PageRenderer {
     /// The canvas lane `lane` draws with.
     private func canvas(lane: Int) -> Canvas { lane == 0 ? canvas : laneCanvases[lane - 1] }
 
-    /// The device rectangle toggle `i` can touch.
-    private func toggleReach(_ i: Int) -> IntRect {
-        renderers[i].bounds(origin: layout.origin(of: i == 0 ? .original : .vivid))
+    /// The device rectangle a toggle can touch.
+    private func toggleReach(_ toggle: ToggleSlot) -> IntRect {
+        renderers[toggle].bounds(origin: layout.origin(of: toggle))
     }
 
     /// The device rectangle the button (capsule, hairline, and its focus ring's slack) can touch.
@@ -357,9 +372,10 @@ public final class PageRenderer {
         }
         let s = layout.scale, k = layout.effectiveScale
         // Labels.
-        for (i, box) in [layout.originalLabelBox, layout.vividLabelBox].enumerated() {
+        for t in ToggleSlot.allCases {
+            let box = layout.labelBox(of: t)
             let device = Rect(x: box.x * s, y: box.y * s, width: box.width * s, height: box.height * s).roundedOut
-            guard !device.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty, let label = model.labels[i] else { continue }
+            guard !device.insetBy(dx: -2, dy: -2).intersection(clip).isEmpty, let label = model.labels.headlines[t] else { continue }
             let lineH = layout.headlineLineHeight * k
             let baseline = box.y * s + (lineH - (label.ascent + label.descent)) / 2 + label.ascent
             textLock.withLock { _ in
@@ -367,10 +383,10 @@ public final class PageRenderer {
             }
         }
         // Toggles.
-        for i in 0..<2 {
-            let o = layout.origin(of: i == 0 ? .original : .vivid)
-            guard !renderers[i].bounds(origin: o).intersection(clip).isEmpty else { continue }
-            renderers[i].draw(a.toggles[i], on: canvas, origin: o, cached: incremental)
+        for t in ToggleSlot.allCases {
+            let o = layout.origin(of: t)
+            guard !renderers[t].bounds(origin: o).intersection(clip).isEmpty else { continue }
+            renderers[t].draw(a.toggles[t], on: canvas, origin: o, cached: incremental)
             canvas.clip = clip
             canvas.transform = .identity
         }
@@ -401,7 +417,7 @@ public final class PageRenderer {
         let cy = r.midY
         let icon = buttonIcon().box
         drawIcon(on: canvas, shapes.icon, followsSystem: model.followsSystem, color: colors[.buttonLabel], darkness: Double(weight) / 256)
-        if let label = model.labels[2] {
+        if let label = model.labels.button {
             let x = icon.maxX + PageLayout.iconSpacing * k
             let lineH = layout.calloutLineHeight * k
             let top = cy - lineH / 2

@@ -148,19 +148,16 @@ public struct PageLayout: Equatable, Sendable {
     public var calloutLineHeight: Double { Self.calloutLineHeight * labels.textScale }
 
     /// A toggle's device origin.
-    public func origin(of control: PageControl) -> (x: Int, y: Int) {
-        control == .vivid ? vividOrigin : toggleOrigin
-    }
+    public func origin(of toggle: ToggleSlot) -> (x: Int, y: Int) { toggle == .vivid ? vividOrigin : toggleOrigin }
+
+    /// A toggle's headline box, in page points.
+    public func labelBox(of toggle: ToggleSlot) -> Rect { toggle == .original ? originalLabelBox : vividLabelBox }
 
     /// A control's frame in page points (toggles: their whole component box).
     public func frame(of control: PageControl) -> Rect {
-        switch control {
-        case .button: return buttonFrame
-        case .original, .vivid:
-            let o = origin(of: control), m = metrics
-            return Rect(x: Double(o.x) / scale, y: Double(o.y) / scale,
-                        width: m.width * contentScale, height: m.height * contentScale)
-        }
+        guard let toggle = control.toggle else { return buttonFrame }
+        let o = origin(of: toggle), m = metrics
+        return Rect(x: Double(o.x) / scale, y: Double(o.y) / scale, width: m.width * contentScale, height: m.height * contentScale)
     }
 
     /// The original toggle's frame in page points.

@@ -96,6 +96,9 @@ public struct PageStrings: Equatable, Sendable {
 
     public static let english = PageStrings()
 
+    /// A toggle's group label ("Original", "Vivid"): its headline, and its name's suffix.
+    public func groupLabel(of toggle: ToggleSlot) -> String { toggle == .original ? original : vivid }
+
     /// The button's words while following the system: "Following System · light sensor" when
     /// `source` drives the mode, plain "Following System" when no source states a scheme.
     public func followingLabel(source: AppearanceSourceKind?) -> String {
