@@ -317,14 +317,17 @@ def one_boot(name, deb, kiosk, shots, accel, work):
     with open(os.path.join(system, "dmk-agent.service"), "w") as f:
         f.write("# The test harness's hands in the guest (Tests/vm/guest-agent.py), as root.\n"
                 "[Unit]\nDescription=DarkModeKiosk VM test agent\nDefaultDependencies=no\n"
-                "After=systemd-udevd.service\n\n[Service]\n"
+                "After=systemd-udevd.service\n"
+                "# The harness's quit ends the agent, and the guest with it.\n"
+                "SuccessAction=poweroff-immediate\n\n[Service]\n"
                 "ExecStartPre=-/sbin/modprobe -a virtio_console uinput evdev\n"
                 "# The agent from the harness's staging share (Tests/vm/vm.py: the checkout itself may be\n"
                 "# under /tmp or /root, which the guest and systemd mount over).\n"
                 f"ExecStart=/usr/bin/python3 {GUEST_STAGE}/guest-agent.py\n"
                 "Environment=HOME=/root LANG=C.UTF-8\n"
-                "# The harness's quit ends the agent, and the guest with it.\n"
-                "SuccessAction=poweroff-immediate\n\n[Install]\nWantedBy=sysinit.target\n")
+                "# Its errors on the serial console too: the harness shows the console's last lines\n"
+                "# when the agent does not answer.\n"
+                "StandardError=journal+console\n\n[Install]\nWantedBy=sysinit.target\n")
     with open(os.path.join(boot, "mask"), "w") as f:
         f.write("\n".join(m for m in MASK if m not in needs) + "\n")
     with open(os.path.join(boot, "enable"), "w") as f:

@@ -33,6 +33,7 @@ time and hopes.
 import glob
 import json
 import os
+import re
 import shutil
 import socket
 import struct
@@ -548,8 +549,20 @@ class VM:
                 raise VMError(f"the guest did not print {marker.decode()} in time:\n" + self.tail())
             time.sleep(0.1)
 
+    def console_lines(self):
+        """The serial console as lines a person reads: colour and cursor escapes removed, a
+        carriage return taken as a line break (systemd's progress lines), blank lines dropped."""
+        text = re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|[@-Z\\-_])", "", self.serial_text()).replace("\r", "\n")
+        return [line.rstrip() for line in text.split("\n") if line.strip()]
+
     def tail(self, lines=30):
-        text = self.serial_text().splitlines()[-lines:]
+        console = self.console_lines()
+        text = console[-lines:]
+        # Earlier lines about the agent (systemd's "Started dmk-agent.service", guest-init's
+        # "the agent ended"), when the last lines have scrolled past them.
+        agent = [l for l in console[:-lines] if "agent" in l.lower()][-5:]
+        if agent:
+            text = ["(earlier lines naming the agent:)", *agent, "(the last lines:)", *text]
         qemu = ""
         try:
             qemu = open(os.path.join(self.work, "qemu.log")).read().strip()
