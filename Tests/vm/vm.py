@@ -236,7 +236,10 @@ class Agent:
 
     def __init__(self, path, deadline, lost=None):
         self.lost = lost or (lambda: "")
-        self.line = LineSocket(path, deadline)
+        try:
+            self.line = LineSocket(path, deadline)
+        except VMError as x:
+            raise VMError(f"the guest agent's socket: {x}" + self.lost()) from None
         self.next_id = 0
         # The guest may not be listening yet: ping until it answers.
         while True:
