@@ -52,7 +52,7 @@ STAGE_TAG = "dmkstage"
 GUEST_FILES = ("guest-init.sh", "guest-agent.py")
 # How long the agent may take to answer after the initramfs printed "root mounted" (the moment
 # it hands over to guest-init.sh), by default. Measured under TCG on the shared 2-core machine:
-# root mounted -> agent answering 16-23 s (load average 8-13); 60 s leaves a margin of 2.5 and
+# root mounted -> agent answering 9-23 s (load average 8-13); 60 s leaves a margin of 2.5 and
 # a guest whose agent is missing or hangs fails a minute after its root is mounted, not half an
 # hour later. systemd as PID 1 (deb_boot_scenarios.py) takes longer and sets its own bound.
 # DMK_VM_AGENT_TIMEOUT=S sets another default (a slower machine; Tests/e2e/vm-any-path.sh's
