@@ -61,8 +61,8 @@ CONFIG = "/etc/darkmode-kiosk/kiosk.json"
 PREFS = "/var/lib/darkmode-kiosk/.config/darkmode-kiosk/preferences.json"
 # Bounds only matter when something is wrong (TCG on a shared 2-core machine).
 BOOT_TIMEOUT = 420
-# The agent (dmk-agent.service, in sysinit.target after systemd-udevd) answered 44-77 s after
-# the initramfs mounted the root (77 s at load average ~12, systemd's whole start 97 s): 180 s
+# The agent (dmk-agent.service, in sysinit.target after systemd-udevd) answered 44-86 s after
+# the initramfs mounted the root (the most at load average ~12, systemd's whole start 97 s): 180 s
 # (vm.py's VM agent_timeout; DMK_VM_AGENT_TIMEOUT=S overrides) ends a boot whose agent is
 # missing three minutes after the root's mount, with the console's last lines.
 AGENT_TIMEOUT = float(os.environ.get("DMK_VM_AGENT_TIMEOUT") or 180)
