@@ -40,7 +40,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError, HERE, run_guests  # noqa: E402
+from vm import VM, VMError, HERE, GUEST_STAGE, run_guests  # noqa: E402
 from kmsdrm_scenarios import Kiosk, Failure, check, Run  # noqa: E402
 
 # unit name, the display it runs on (cage's wlroots 0.15 needs PRIME import: not on bochs),
@@ -61,6 +61,11 @@ CONFIG = "/etc/darkmode-kiosk/kiosk.json"
 PREFS = "/var/lib/darkmode-kiosk/.config/darkmode-kiosk/preferences.json"
 # Bounds only matter when something is wrong (TCG on a shared 2-core machine).
 BOOT_TIMEOUT = 420
+# The agent (dmk-agent.service, in sysinit.target after systemd-udevd) answered 44-86 s after
+# the initramfs mounted the root (the most at load average ~12, systemd's whole start 97 s): 180 s
+# (vm.py's VM agent_timeout; DMK_VM_AGENT_TIMEOUT=S overrides) ends a boot whose agent is
+# missing three minutes after the root's mount, with the console's last lines.
+AGENT_TIMEOUT = float(os.environ.get("DMK_VM_AGENT_TIMEOUT") or 180)
 PAGE_TIMEOUT = 240
 CHANGE_TIMEOUT = 90
 
@@ -133,7 +138,7 @@ def boot_and_page(b, started_host):
     image, _ = b.vm.wait_image(b.page, PAGE_TIMEOUT, f"{b.name}: the page after boot")
     page_host = time.monotonic()
     b.shot(image, "page-after-boot")
-    b.vm.connect_agent(time.monotonic() + BOOT_TIMEOUT)
+    b.vm.connect_agent()      # sought since the root's mount: at most AGENT_TIMEOUT after it
     # The guest's CLOCK_MONOTONIC starts at the kernel's start: one exchange maps it to ours.
     t0 = time.monotonic()
     guest = b.vm.agent.call("monotonic")["monotonic"]
@@ -312,12 +317,17 @@ def one_boot(name, deb, kiosk, shots, accel, work):
     with open(os.path.join(system, "dmk-agent.service"), "w") as f:
         f.write("# The test harness's hands in the guest (Tests/vm/guest-agent.py), as root.\n"
                 "[Unit]\nDescription=DarkModeKiosk VM test agent\nDefaultDependencies=no\n"
-                "After=systemd-udevd.service\n\n[Service]\n"
-                "ExecStartPre=-/sbin/modprobe -a virtio_console uinput evdev\n"
-                f"ExecStart=/usr/bin/python3 {HERE}/guest-agent.py\n"
-                "Environment=HOME=/root LANG=C.UTF-8\n"
+                "After=systemd-udevd.service\n"
                 "# The harness's quit ends the agent, and the guest with it.\n"
-                "SuccessAction=poweroff-immediate\n\n[Install]\nWantedBy=sysinit.target\n")
+                "SuccessAction=poweroff-immediate\n\n[Service]\n"
+                "ExecStartPre=-/sbin/modprobe -a virtio_console uinput evdev\n"
+                "# The agent from the harness's staging share (Tests/vm/vm.py: the checkout itself may be\n"
+                "# under /tmp or /root, which the guest and systemd mount over).\n"
+                f"ExecStart=/usr/bin/python3 {GUEST_STAGE}/guest-agent.py\n"
+                "Environment=HOME=/root LANG=C.UTF-8\n"
+                "# Its errors on the serial console too: the harness shows the console's last lines\n"
+                "# when the agent does not answer.\n"
+                "StandardError=journal+console\n\n[Install]\nWantedBy=sysinit.target\n")
     with open(os.path.join(boot, "mask"), "w") as f:
         f.write("\n".join(m for m in MASK if m not in needs) + "\n")
     with open(os.path.join(boot, "enable"), "w") as f:
@@ -330,7 +340,7 @@ def one_boot(name, deb, kiosk, shots, accel, work):
         raise VMError(f"make-boot-layer.sh failed: {open(os.path.join(work, 'layer.log')).read()[-2000:]}")
     print(f"info: {name}: the package installed into the boot layer in {time.monotonic() - t:.1f} s", flush=True)
     vm = VM(gpu=gpu, accel=accel, work=work, log=lambda m: print(m, flush=True), boot_timeout=BOOT_TIMEOUT,
-            init="/lib/systemd/systemd", append="dmk.overlay dmk.layer", wait_agent=False,
+            init="/lib/systemd/systemd", append="dmk.overlay dmk.layer", wait_agent=False, agent_timeout=AGENT_TIMEOUT,
             shares={"bootlayer": layer})
     results = []
     with vm:

@@ -2,7 +2,8 @@
 # The guest's init after switch_root (Tests/vm/initramfs-init), on the host's root mounted
 # read-only: the rest of the file systems a program expects, the modules the tests use (the
 # display driver named by `dmk.gpu=`, evdev, uinput, virtio-input, virtio-console), then the
-# agent (Tests/vm/guest-agent.py) that the harness drives over a virtio-serial port. When the
+# agent (Tests/vm/guest-agent.py) that the harness drives over a virtio-serial port. Both are
+# run from the harness's staging share, /mnt/dmk (Tests/vm/vm.py), never from the checkout. When the
 # agent ends, the guest powers off (sysrq `o`: no init system to shut down).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 XDG_RUNTIME_DIR=/run/user/0

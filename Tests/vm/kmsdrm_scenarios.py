@@ -17,7 +17,6 @@ Exit status 0 when every scenario run passed, 1 otherwise (each failure named).
 import argparse
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -89,6 +88,9 @@ class Run:
                                         "&& head -1 $c/modes; done")["out"].split()
         check(modes, f"no connected DRM output in the guest: {vm.agent.call('sh', cmd='ls /sys/class/drm')['out']}")
         self.mode = tuple(int(v) for v in modes[0].split("x"))
+        # The kiosk as the guest runs it: a copy in the staging share (vm.py), never the
+        # checkout's own path, which the guest may not see (a checkout under /tmp or /root).
+        self.guest_binary = vm.stage_file(kiosk.binary)
         self.app = None
         self.devices = []
         self.labels = []                # the devices' names, as the kiosk's log names them
@@ -121,7 +123,7 @@ class Run:
 
     # --- the kiosk ---------------------------------------------------------------------------
     def kiosk_argv(self, *args):
-        return [self.kiosk.binary, "run", "--scale", "1", "--prefs", self.prefs_guest(), *args]
+        return [self.guest_binary, "run", "--scale", "1", "--prefs", self.prefs_guest(), *args]
 
     def start(self, *args, env=None, expect=None, argv=None):
         """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file; or `argv`,
@@ -591,10 +593,8 @@ def cage_seatd(run):
     check(out["rc"] == 0, f"seatd's socket did not appear: {out['out']} {out['err']}")
     run.save_prefs("light")
     os.chmod(run.prefs_host(), 0o666)
-    # The user nobody may not reach the checkout (CI's may be in root's home): a copy it can run.
-    shutil.copy(run.kiosk.binary, run.vm.host_out("darkmode-kiosk"))
-    os.chmod(run.vm.host_out("darkmode-kiosk"), 0o755)
-    kiosk = [run.vm.guest_out("darkmode-kiosk"), *run.kiosk_argv()[1:]]
+    # The staged binary (run.guest_binary: mode 0755 in a 0755 share), which nobody can run.
+    kiosk = run.kiosk_argv()
     try:
         argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 "env", "HOME=/run/user/65534", "XDG_RUNTIME_DIR=/run/user/65534", "LIBSEAT_BACKEND=seatd",

@@ -4,8 +4,24 @@ hand).
 
 The guest boots Debian's linux-image-amd64 (the host's /boot/vmlinuz-*) with a busybox
 initramfs (Tests/vm/make-initramfs.sh) that mounts the host's `/` read-only over 9p, so the
-guest has the same SDL, Mesa, fonts and kiosk binary with no image to build. A second, writable
-9p share (`out`) carries files out. The harness drives the guest three ways:
+guest has the same SDL, Mesa and fonts with no image to build. A second, writable 9p share
+(`vmout`, the guest's /run/vmout) carries files out.
+
+What the guest needs from the checkout (guest-init.sh, guest-agent.py, the kiosk binary, any
+file a scenario passes in) is NOT read through the host's root: the checkout may live under
+/tmp or /root (CI's and most people's), which the guest hides under its own tmpfs (initramfs-init
+mounts fresh ones on /tmp, /var/tmp, /root and /run; systemd, in the boot test, its own on /run
+and /tmp). The harness copies those files into a staging folder of its work folder (`stage/`,
+made per guest), shared read-only over a third 9p tag (`dmkstage`), which the initramfs mounts
+at the fixed GUEST_STAGE (/mnt/dmk, on a tmpfs over /mnt: outside everything the guest or
+systemd mounts). The kernel command line names only fixed guest paths (`dmk.init=/mnt/dmk/
+guest-init.sh`), so the checkout's path, spaces and all, never reaches it. `VM.stage_file()`
+adds a file; `Run` (kmsdrm_scenarios.py) stages the kiosk binary that way.
+
+A guest that goes wrong says so at once: QEMU exiting (the initramfs powers off on any failure)
+ends every wait with the console's last lines, and an agent that does not answer within
+AGENT_TIMEOUT s of the root's mount ends the boot the same way (see there for the numbers).
+The harness drives the guest three ways:
   - QMP (the QEMU machine protocol, JSON over a unix socket): `screendump` for pixels and
     `input-send-event` for the virtio tablet (an absolute pointer, axes 0..32767);
   - the guest agent (Tests/vm/guest-agent.py) over a virtio-serial port: programs, shell,
@@ -17,16 +33,31 @@ time and hopes.
 import glob
 import json
 import os
+import re
 import shutil
 import socket
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 import traceback
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Where the guest sees the staged files (initramfs-init mounts the 9p tag STAGE_TAG there).
+GUEST_STAGE = "/mnt/dmk"
+STAGE_TAG = "dmkstage"
+# The guest's own files from this folder, staged for every guest.
+GUEST_FILES = ("guest-init.sh", "guest-agent.py")
+# How long the agent may take to answer after the initramfs printed "root mounted" (the moment
+# it hands over to guest-init.sh), by default. Measured under TCG on the shared 2-core machine:
+# root mounted -> agent answering 9-23 s (load average 8-13); 60 s leaves a margin of 2.5 and
+# a guest whose agent is missing or hangs fails a minute after its root is mounted, not half an
+# hour later. systemd as PID 1 (deb_boot_scenarios.py) takes longer and sets its own bound.
+# DMK_VM_AGENT_TIMEOUT=S sets another default (a slower machine; Tests/e2e/vm-any-path.sh's
+# broken guests, which need not wait the whole bound to show that it ends the run).
+AGENT_TIMEOUT = float(os.environ.get("DMK_VM_AGENT_TIMEOUT") or 60)
 
 
 class VMError(Exception):
@@ -165,7 +196,7 @@ class LineSocket:
             except socket.timeout:
                 raise TimeoutError from None
             if not chunk:
-                raise VMError("connection closed")
+                raise ConnectionError("the connection was closed")
             self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
@@ -190,6 +221,8 @@ class QMP:
                 answer = self.line.receive(deadline)
             except TimeoutError:
                 raise VMError(f"QMP {name}: no answer within {timeout} s") from None
+            except OSError as x:                         # QEMU gone
+                raise VMError(f"QMP {name}: the connection to QEMU failed ({x})") from None
             if "return" in answer:
                 return answer["return"]
             if "error" in answer:
@@ -197,23 +230,39 @@ class QMP:
 
 
 class Agent:
-    """The guest agent (guest-agent.py) over the virtio-serial port's host socket."""
+    """The guest agent (guest-agent.py) over the virtio-serial port's host socket. `lost`, when
+    given, is called when the agent cannot be reached or stops answering: it returns the
+    diagnosis to add (the VM's: whether QEMU still runs, the console's last lines)."""
 
-    def __init__(self, path, deadline):
-        self.line = LineSocket(path, deadline)
+    def __init__(self, path, deadline, lost=None):
+        self.lost = lost or (lambda: "")
+        try:
+            self.line = LineSocket(path, deadline)
+        except VMError as x:
+            raise VMError(f"the guest agent's socket: {x}" + self.lost()) from None
         self.next_id = 0
         # The guest may not be listening yet: ping until it answers.
         while True:
             try:
-                self.call("ping", within=min(2, max(0.1, deadline - time.monotonic())))
+                self._call("ping", within=min(2, max(0.1, deadline - time.monotonic())))
                 return
             except TimeoutError:
                 if time.monotonic() >= deadline:
-                    raise VMError("the guest agent did not answer") from None
+                    raise VMError("the guest agent did not answer" + self.lost()) from None
+            except OSError as x:                  # QEMU gone: the socket reset or closed
+                raise VMError(f"the guest agent's connection failed ({x})" + self.lost()) from None
 
     def call(self, op, within=60, **request):
         """One request; `within` bounds the wait for its answer (s). The request's own fields
-        (e.g. a guest-side `timeout`) go in **request."""
+        (e.g. a guest-side `timeout`) go in **request. A VMError when it fails, with why."""
+        try:
+            return self._call(op, within, **request)
+        except TimeoutError:
+            raise VMError(f"guest agent {op}: no answer within {within} s" + self.lost()) from None
+        except OSError as x:
+            raise VMError(f"guest agent {op}: the connection failed ({x})" + self.lost()) from None
+
+    def _call(self, op, within, **request):
         self.next_id += 1
         my = self.next_id
         self.line.send(dict(op=op, id=my, **request))
@@ -277,11 +326,20 @@ class VM:
     }
 
     def __init__(self, gpu="bochs", accel="tcg", memory=1024, cpus=2, work=None, log=print, tablet=True,
-                 boot_timeout=180, init=None, append="", wait_agent=True, shares=None):
-        # init: the program the initramfs hands over to (default Tests/vm/guest-init.sh);
-        # append: more kernel command line (e.g. "dmk.overlay" for a writable root).
-        self.init = init or os.path.join(HERE, "guest-init.sh")
+                 boot_timeout=180, init=None, append="", wait_agent=True, shares=None, agent_timeout=AGENT_TIMEOUT):
+        # init: the program the initramfs hands over to, a path in the guest (default the staged
+        # Tests/vm/guest-init.sh); append: more kernel command line (e.g. "dmk.overlay" for a
+        # writable root). Both fixed guest words: the initramfs splits the command line at spaces.
+        self.init = init or f"{GUEST_STAGE}/guest-init.sh"
         self.append = append
+        if not self.init.startswith("/") or any(c.isspace() for c in self.init):
+            raise VMError(f"init {self.init!r}: not an absolute guest path without spaces (stage the file: "
+                          f"VM.stage_file)")
+        if self.init.startswith(HERE + "/"):
+            raise VMError(f"init {self.init!r} is a path in the checkout, which the guest may not see: "
+                          f"use {GUEST_STAGE}/{os.path.basename(self.init)} (staged) instead")
+        # agent_timeout: the bound on the agent's first answer, counted from the root's mount.
+        self.agent_timeout = agent_timeout
         # wait_agent=False: boot() returns once the root is mounted (the caller watches the
         # screen meanwhile) and connect_agent() waits for the agent later.
         self.wait_agent = wait_agent
@@ -297,11 +355,41 @@ class VM:
         self.out = os.path.join(self.work, "out")     # the guest's /run/vmout
         os.makedirs(self.out, exist_ok=True)
         os.chmod(self.out, 0o777)
+        # The staging share: the guest's GUEST_STAGE (read-only in the guest). 0755 all the way,
+        # so an unprivileged user in the guest (cage_seatd's nobody) can run what is staged.
+        self.stage = os.path.join(self.work, "stage")
+        os.makedirs(self.stage, exist_ok=True)
+        os.chmod(self.stage, 0o755)
+        self.staged = {}
+        for name in GUEST_FILES:
+            self.stage_file(os.path.join(HERE, name))
         self.qemu = None
         self.qmp = None
         self.agent = None
+        self.agent_thread = None
+        self.agent_error = None
+        self.root_mounted = None
         self.timings = {}
         self.shots = 0
+
+    def stage_file(self, path, name=None):
+        """Copies the host file `path` into the staging share (as `name`, default its own name;
+        mode kept) and returns its path in the guest. Before boot() or after it (a name the
+        guest has not looked up yet is read from the share). The same file twice: one copy."""
+        name = name or os.path.basename(path)
+        if "/" in name or any(c.isspace() for c in name):
+            raise VMError(f"stage_file: {name!r} is not a plain file name without spaces")
+        if self.staged.get(name) not in (None, os.path.realpath(path)):
+            raise VMError(f"stage_file: {name} is already staged from {self.staged[name]}, not {path}")
+        if name not in self.staged:
+            if not os.path.isfile(path):
+                raise VMError(f"stage_file: no file at {path}")
+            target = os.path.join(self.stage, name)
+            shutil.copy2(path, target + ".tmp")
+            os.chmod(target + ".tmp", os.stat(path).st_mode & 0o755 | 0o444)
+            os.replace(target + ".tmp", target)
+            self.staged[name] = os.path.realpath(path)
+        return f"{GUEST_STAGE}/{name}"
 
     # Paths inside the guest of a file in the results share.
     def guest_out(self, name):
@@ -345,6 +433,7 @@ class VM:
                 "-qmp", f"unix:{qmp},server=on,wait=off",
                 "-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap",
                 "-virtfs", f"local,path={self.out},mount_tag=vmout,security_model=none,multidevs=remap",
+                "-virtfs", f"local,path={self.stage},mount_tag={STAGE_TAG},security_model=none,readonly=on,multidevs=remap",
                 "-device", "virtio-serial-pci",
                 "-chardev", f"socket,id=agent,path={agent},server=on,wait=off",
                 "-device", "virtserialport,chardev=agent,name=dmk.agent"]
@@ -363,18 +452,83 @@ class VM:
         self.started = started
         self.qmp = QMP(qmp, started + 30)
         root = self.wait_serial(b"initramfs: root mounted", deadline)
+        self.root_mounted = root
         self.timings["qemu start to root mounted"] = root - started
         self.agent_path = agent
         if self.wait_agent:
             self.connect_agent(deadline)
         else:
             self.log(f"info: {self.gpu} guest ({self.accel}): root mounted {root - started:.1f} s after QEMU started")
+            # The agent is sought meanwhile: a guest whose agent never answers fails every wait
+            # (wait_image, connect_agent) once the bound is past, not when a page timeout ends.
+            self.agent_thread = threading.Thread(target=self._find_agent, daemon=True)
+            self.agent_thread.start()
 
-    def connect_agent(self, deadline):
-        self.agent = Agent(self.agent_path, deadline)
-        self.timings["qemu start to agent"] = time.monotonic() - self.started
+    def agent_deadline(self):
+        return self.root_mounted + self.agent_timeout
+
+    def _find_agent(self):
+        try:
+            self.agent_found = Agent(self.agent_path, self.agent_deadline(), lost=self.lost)
+            self.agent_found_at = time.monotonic()
+        except VMError as x:
+            self.agent_error = x
+        except Exception as x:                      # the harness's own fault: say which
+            self.agent_error = VMError(f"seeking the guest agent: {traceback.format_exc()}{x}")
+
+    def connect_agent(self, deadline=None):
+        """Until the agent answers: at most until the root's mount + agent_timeout (or
+        `deadline`, if earlier). Fails with a VMError saying why, with the console's last lines;
+        once failed, it fails again at once (a second wait would find nothing new)."""
+        if self.agent:
+            return
+        if self.agent_error:
+            raise self.agent_error
+        if self.agent_thread:
+            self.agent_thread.join()
+            self.agent_thread = None
+            if self.agent_error:
+                raise self.agent_error
+            self.agent, answered = self.agent_found, self.agent_found_at
+        else:
+            bound = self.agent_deadline() if deadline is None else min(deadline, self.agent_deadline())
+            try:
+                self.agent = Agent(self.agent_path, bound, lost=self.lost)
+            except VMError as x:
+                self.agent_error = x
+                raise
+            answered = time.monotonic()
+        self.timings["qemu start to agent"] = answered - self.started
         self.log(f"info: {self.gpu} guest ({self.accel}): root mounted {self.timings['qemu start to root mounted']:.1f} s "
                  f"after QEMU started, agent answering at {self.timings['qemu start to agent']:.1f} s")
+
+    def lost(self):
+        """Why the guest cannot be reached, for a failure's message: QEMU's exit or the bound
+        passed, then the console's last lines."""
+        if self.qemu:
+            try:        # a closed connection comes a moment before QEMU's exit: let it be seen
+                self.qemu.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.qemu and self.qemu.poll() is not None:
+            why = (f"QEMU exited (status {self.qemu.returncode}; seen {time.monotonic() - self.started:.1f} s after "
+                   f"it started): the guest powered off or crashed")
+        elif self.root_mounted and time.monotonic() >= self.agent_deadline() and not self.agent:
+            why = (f"no answer from the guest agent within {self.agent_timeout:g} s of the root's mount "
+                   f"(root mounted {self.root_mounted - self.started:.1f} s after QEMU started, given up at "
+                   f"{time.monotonic() - self.started:.1f} s; the guest runs {self.init}, its agent "
+                   f"{GUEST_STAGE}/guest-agent.py)")
+        else:
+            why = "QEMU still runs"
+        return f"\n{why}; the guest's console, last lines:\n" + self.tail()
+
+    def check_guest(self):
+        """Raises a VMError, with the console's last lines, once the guest is known lost: QEMU
+        exited, or the agent sought in the background did not answer within its bound."""
+        if self.qemu and self.qemu.poll() is not None:
+            raise VMError("the guest is gone:" + self.lost())
+        if self.agent_error:
+            raise self.agent_error
 
     def serial_text(self):
         try:
@@ -392,14 +546,26 @@ class VM:
             except OSError:
                 pass
             if self.qemu.poll() is not None:
-                raise VMError(f"QEMU exited ({self.qemu.returncode}) before the guest printed {marker.decode()}:\n"
-                              + self.tail())
+                raise VMError(f"QEMU exited (status {self.qemu.returncode}) before the guest printed "
+                              f"{marker.decode()}; the guest's console, last lines:\n" + self.tail())
             if time.monotonic() > deadline:
                 raise VMError(f"the guest did not print {marker.decode()} in time:\n" + self.tail())
             time.sleep(0.1)
 
+    def console_lines(self):
+        """The serial console as lines a person reads: colour and cursor escapes removed, a
+        carriage return taken as a line break (systemd's progress lines), blank lines dropped."""
+        text = re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|[@-Z\\-_])", "", self.serial_text()).replace("\r", "\n")
+        return [line.rstrip() for line in text.split("\n") if line.strip()]
+
     def tail(self, lines=30):
-        text = self.serial_text().splitlines()[-lines:]
+        console = self.console_lines()
+        text = console[-lines:]
+        # Earlier lines about the agent (systemd's "Started dmk-agent.service", guest-init's
+        # "the agent ended"), when the last lines have scrolled past them.
+        agent = [l for l in console[:-lines] if "agent" in l.lower()][-5:]
+        if agent:
+            text = ["(earlier lines naming the agent:)", *agent, "(the last lines:)", *text]
         qemu = ""
         try:
             qemu = open(os.path.join(self.work, "qemu.log")).read().strip()
@@ -432,7 +598,10 @@ class VM:
     # --- seeing -----------------------------------------------------------------------------
     def screendump(self):
         path = os.path.join(self.work, "dump.ppm")
-        self.qmp.command("screendump", filename=path)
+        try:
+            self.qmp.command("screendump", filename=path)
+        except VMError as x:
+            raise VMError(f"{x}" + self.lost()) from None
         return Image.read_ppm(path)
 
     def wait_image(self, check, timeout, what):
@@ -440,6 +609,7 @@ class VM:
         VMError naming `what`, with the last image saved as what-timeout.png in the work folder."""
         started = time.monotonic()
         while True:
+            self.check_guest()
             image = self.screendump()
             if check(image):
                 return image, time.monotonic() - started
