@@ -68,6 +68,15 @@ struct WireReader {
         defer { _ = sd_bus_message_exit_container(raw) }
         return read(self)
     }
+    /// The whole message's signature ("iiu"; "" without arguments).
+    var signature: String { sd_bus_message_get_signature(raw, 1).map { String(cString: $0) } ?? "" }
+    /// The type held by the next argument when it is a variant ("i" for `<int32 5>`), else nil.
+    func variantContents() -> String? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>? = nil
+        guard sd_bus_message_peek_type(raw, &type, &contents) > 0, type == CChar(UInt8(ascii: "v")), let contents else { return nil }
+        return String(cString: contents)
+    }
     func bool() -> Bool? {
         var v: Int32 = 0
         return sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "b")), &v) > 0 ? v != 0 : nil
