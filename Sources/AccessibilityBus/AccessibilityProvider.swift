@@ -51,7 +51,7 @@ public enum AccessibilityRequest: Equatable, Sendable {
 /// closed) when IsEnabled turns false and at `stop()`.
 public final class AccessibilityProvider: Sendable {
     public let options: AccessibilityProviderOptions
-    private let onRequest: @Sendable (AccessibilityRequest) -> Void
+    private let onRequest: @Sendable (AccessibilityRequest) -> Bool
     private let log: @Sendable (String, Bool) -> Void
     private let shared = Mutex(Shared())
     private let wakeFD: Int32
@@ -69,8 +69,11 @@ public final class AccessibilityProvider: Sendable {
 
     /// `log` gets the lines worth a journal entry (joining, leaving, failures), each with
     /// whether it is only a debug line (a missing accessibility bus: one line, once).
+    /// `onRequest` says whether the host took the request: `DoAction` and `GrabFocus` answer
+    /// false when it did not (its queue is full: a client that floods them gets refusals, the
+    /// frame loop a bounded amount of work).
     public init(options: AccessibilityProviderOptions, log: @escaping @Sendable (_ line: String, _ debug: Bool) -> Void,
-                onRequest: @escaping @Sendable (AccessibilityRequest) -> Void) {
+                onRequest: @escaping @Sendable (AccessibilityRequest) -> Bool) {
         self.options = options
         self.log = log
         self.onRequest = onRequest
@@ -147,8 +150,17 @@ public final class AccessibilityProvider: Sendable {
 
     // MARK: - The thread
 
+    /// How much nicer than the rest of the process the provider's thread runs: a client that
+    /// floods the accessibility bus gets its answers from CPU time the frame loop leaves over.
+    static let threadNiceness: Int32 = 10
+
     private func threadMain() {
-        shared.withLock { $0.threadID = csystemd_gettid() }
+        let tid = csystemd_gettid()
+        shared.withLock { $0.threadID = tid }
+        // Linux's nice value is per thread (setpriority with a thread id); raising it needs no privilege.
+        errno = 0
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid))
+        if errno == 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), min(19, current + Self.threadNiceness)) }
         let session = Session(provider: self)
         session.run()
         shared.withLock { $0.active = false; $0.wanted = false }
@@ -165,7 +177,7 @@ public final class AccessibilityProvider: Sendable {
             didSet {
                 guard launcherPresent != oldValue else { return }
                 provider.shared.withLock { $0.wanted = launcherPresent }
-                if launcherPresent { provider.onRequest(.snapshotWanted) }
+                if launcherPresent { _ = provider.onRequest(.snapshotWanted) }
             }
         }
         var needsEmbed = false
@@ -596,8 +608,8 @@ public final class AccessibilityProvider: Sendable {
             case "GetAlpha": return bus.reply(to: m) { $0.double(1) }
             case "GrabFocus":
                 guard let c = tree.nodes[id].control else { return bus.reply(to: m) { $0.bool(false) } }
-                provider.onRequest(.focus(c))
-                return bus.reply(to: m) { $0.bool(true) }
+                let taken = provider.onRequest(.focus(c))
+                return bus.reply(to: m) { $0.bool(taken) }
             default: return refuse(bus, m, .unknownMethod(member, interface: Atspi.component, path: AccessibleTree.path(id)))
             }
         }
@@ -616,8 +628,8 @@ public final class AccessibilityProvider: Sendable {
                 return bus.reply(to: m) { $0.string(text) }
             case "DoAction":
                 guard r.int32() == 0, let c = n.control else { return bus.reply(to: m) { $0.bool(false) } }
-                provider.onRequest(.activate(c))
-                return bus.reply(to: m) { $0.bool(true) }
+                let taken = provider.onRequest(.activate(c))
+                return bus.reply(to: m) { $0.bool(taken) }
             default: return refuse(bus, m, .unknownMethod(member, interface: Atspi.action, path: AccessibleTree.path(id)))
             }
         }

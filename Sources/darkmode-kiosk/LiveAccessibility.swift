@@ -23,6 +23,11 @@ import SystemdNotify
 final class LiveAccessibility: HostEventHandler {
     /// The host event code of a queued request ("A1").
     static let eventCode: Int32 = 0x4131
+    /// At most this many requests wait for the frame loop (which takes them all at its next
+    /// pass); more are refused (`DoAction` answers false). A screen reader sends one at a time;
+    /// a client that floods DoAction used to queue thousands of taps for one frame (long frames,
+    /// the frame rate down by a tenth).
+    static let queueLimit = 4
 
     let provider: AccessibilityProvider
     private let onCommit: (KioskOutput) -> Void
@@ -48,11 +53,13 @@ final class LiveAccessibility: HostEventHandler {
             // The debug line (no accessibility bus) goes to the journal only, where it is filtered.
             if debug { if log.toJournal { log.write("darkmode-kiosk: " + line, priority: .debug) } } else { log.info("darkmode-kiosk: " + line) }
         }, onRequest: { request in
-            let poster = shared.state.withLock { s -> HostEventPoster? in
+            let (taken, poster) = shared.state.withLock { s -> (Bool, HostEventPoster?) in
+                if request != .snapshotWanted && s.queue.count >= Self.queueLimit { return (false, nil) }
                 s.queue.append(request)
-                return s.queue.count == 1 ? s.poster : nil
+                return (true, s.queue.count == 1 ? s.poster : nil)
             }
             poster?.post(code: LiveAccessibility.eventCode)
+            return taken
         })
     }
 
