@@ -189,6 +189,8 @@ public final class AccessibilityProvider: Sendable {
         var registryOwner = ""
         var appID: Int32 = 0
         var saidNoBus = false
+        /// Joining, leaving and failing can repeat as fast as a client switches IsEnabled.
+        var throttle = LogThrottle()
 
         init(provider: AccessibilityProvider) {
             self.provider = provider
@@ -197,6 +199,11 @@ public final class AccessibilityProvider: Sendable {
 
         var options: AccessibilityProviderOptions { provider.options }
         func log(_ s: String, debug: Bool = false) { provider.log("accessibility: " + s, debug) }
+        /// A line that can repeat: at most a few per cause a minute, the rest summed up (`LogThrottle`).
+        func log(_ s: String, cause: String) {
+            for line in throttle.lines(s, cause: cause, now: Self.now()) { provider.log("accessibility: " + line, false) }
+        }
+        static func now() -> Double { Double(AccessibilityProvider.monotonicUSec()) / 1e6 }
 
         func run() {
             switch WireBus.open(address: options.sessionBusAddress) {
@@ -226,7 +233,8 @@ public final class AccessibilityProvider: Sendable {
 
                 let nowUS = AccessibilityProvider.monotonicUSec()
                 var deadline: UInt64? = nil
-                for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec] { if let d { deadline = min(deadline ?? d, d) } }
+                let summary = throttle.nextDeadline.map { UInt64(max(0, $0) * 1e6) }
+                for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec, summary] { if let d { deadline = min(deadline ?? d, d) } }
                 let timeoutMS: Int32 = deadline.map { d in d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000)) } ?? -1
                 fds.removeAll(keepingCapacity: true)
                 fds.append(pollfd(fd: provider.wakeFD, events: Int16(POLLIN), revents: 0))
@@ -239,12 +247,13 @@ public final class AccessibilityProvider: Sendable {
                     _ = read(provider.wakeFD, &v, 8)
                 }
                 if provider.shared.withLock({ $0.stopping }) { break }
+                for line in throttle.flush(now: Self.now()) { provider.log("accessibility: " + line, false) }
                 if let b = sessionBus, let e = b.processAll() {
-                    log("the session bus went away (\(e.message))")
+                    log("the session bus went away (\(e.message))", cause: "session bus lost")
                     b.close(); sessionBus = nil; enabled = false
                 }
                 if let b = a11y, let e = b.processAll() {
-                    log("the accessibility bus went away (\(e.message))")
+                    log("the accessibility bus went away (\(e.message))", cause: "bus lost")
                     b.close(); a11y = nil; tree = nil
                     provider.shared.withLock { $0.active = false }
                     // Joined again when the launcher says the bus is back.
@@ -252,6 +261,7 @@ public final class AccessibilityProvider: Sendable {
                 }
             }
             if a11y != nil { leave(reason: nil) }
+            for line in throttle.flush(now: Self.now(), all: true) { provider.log("accessibility: " + line, false) }
             sessionBus?.close()
         }
 
@@ -297,7 +307,7 @@ public final class AccessibilityProvider: Sendable {
                                     autoStart: false, read: { $0.string() }) {
                 case .success(let a): address = a
                 case .failure(let e):
-                    log("cannot get the accessibility bus's address: \(e)")
+                    log("cannot get the accessibility bus's address: \(e)", cause: "address")
                     enabled = false
                     return
                 }
@@ -306,10 +316,10 @@ public final class AccessibilityProvider: Sendable {
             let bus: WireBus
             switch WireBus.open(address: address) {
             case .success(let b): bus = b
-            case .failure(let e): log(e.message); enabled = false; return
+            case .failure(let e): log(e.message, cause: "connect"); enabled = false; return
             }
             if let e = bus.addObjects(under: "/org/a11y/atspi", { [unowned self] m in self.handle(m) }) {
-                log("cannot serve the tree: \(e)"); bus.close(); enabled = false; return
+                log("cannot serve the tree: \(e)", cause: "serve"); bus.close(); enabled = false; return
             }
             _ = bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.registryName)'") { [unowned self] m in
                 let r = WireReader(raw: m)
@@ -332,11 +342,11 @@ public final class AccessibilityProvider: Sendable {
                 desktop = parent
                 registryOwner = sender
                 needsEmbed = false
-                log("registered with the AT-SPI registry as \(me)")
+                log("registered with the AT-SPI registry as \(me)", cause: "join")
                 if let tree { activate(tree) }
             case .failure(let e):
                 // The registry may start later: its NameOwnerChanged embeds again.
-                log("the AT-SPI registry did not take the page (\(e)); waiting for it")
+                log("the AT-SPI registry did not take the page (\(e)); waiting for it", cause: "embed")
             }
         }
 
@@ -358,7 +368,7 @@ public final class AccessibilityProvider: Sendable {
             a11y = nil
             tree = nil
             provider.shared.withLock { $0.active = false }
-            log("left the AT-SPI registry" + (reason.map { ": \($0)" } ?? ""))
+            log("left the AT-SPI registry" + (reason.map { ": \($0)" } ?? ""), cause: "leave")
         }
 
         /// Emits what changed since the tree last announced.

@@ -24,9 +24,10 @@ final class LiveAccessibility: HostEventHandler {
     /// The host event code of a queued request ("A1").
     static let eventCode: Int32 = 0x4131
     /// At most this many requests wait for the frame loop (which takes them all at its next
-    /// pass); more are refused (`DoAction` answers false). A screen reader sends one at a time;
-    /// a client that floods DoAction used to queue thousands of taps for one frame (long frames,
-    /// the frame rate down by a tenth).
+    /// pass); more are refused (`DoAction` and `GrabFocus` answer false). A screen reader sends
+    /// one at a time; a client that floods DoAction used to queue every call it could send within
+    /// a frame (about 3,000 in Tests/e2e/accessibility-fuzz.sh) for that one frame, and all it
+    /// sends while the frame loop is held up.
     static let queueLimit = 4
 
     let provider: AccessibilityProvider

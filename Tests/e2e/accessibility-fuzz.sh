@@ -12,8 +12,9 @@
 # extra arguments, unknown objects, interfaces, methods and properties: a reply or the right D-Bus
 # error each time. A burst of 10,000 pipelined calls: each answered; the frame rate during it
 # (frames presented, DARKMODE_KIOSK_TIMING=1) compared with a run without it. A flood of DoAction
-# and GrabFocus calls: answered, the frame rate kept, no more toggles than frames. Then the kiosk is
-# alive, answers a tap, and exits 0 on SIGTERM; its log has no line per call.
+# and GrabFocus calls: each answered (true, or false when 4 already wait for the frame loop), the
+# frame rate kept. IsEnabled switched off and on 100 times: a few log lines and a summary, not
+# 200. Then the kiosk is alive, answers a tap, and exits 0 on SIGTERM; its log has no line per call.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
@@ -60,6 +61,10 @@ dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.freedesk
 A11Y=$(dbus-send --session --print-reply=literal --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress | tr -d ' ')
 [ -n "$A11Y" ] || fail "the bus launcher gave no accessibility bus address"
 pass "accessibility bus up (at-spi-bus-launcher, registry), IsEnabled true"
+set_enabled() { # true|false
+    dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.freedesktop.DBus.Properties.Set \
+        string:org.a11y.Status string:IsEnabled variant:boolean:"$1" >/dev/null || fail "cannot set org.a11y.Status.IsEnabled $1"
+}
 
 alive() { kill -0 "$APP" 2>/dev/null || { local rc=0; wait "$APP" || rc=$?; fail "$1: the kiosk died (exit status $rc)"; }; }
 # expect_call WHAT EXPECTED PATH IFACE MEMBER SIG JSON: one call through the fuzz client.
@@ -184,6 +189,20 @@ for load in "burst:$FUZZ $A11Y burst 10000" \
     fi
     pass "$name: $LOAD_OUT; frames in ${RUN} s: $TARGET_FRAMES, the control kiosk $CONTROL_FRAMES; $(timing_line | sed 's/ (first frame not counted)//')"
 done
+
+# --- 5. IsEnabled switched off and on 100 times: a few lines, not 200 -----------------------------
+# Any client of the session bus may set org.a11y.Status.IsEnabled; each switch makes the kiosk
+# leave or join the registry, one line each before (200 lines in 6 s).
+start_windowed
+for _ in $(seq 100); do set_enabled false; sleep 0.02; set_enabled true; sleep 0.02; done
+alive "IsEnabled switched 100 times"
+$FUZZ "$A11Y" call $FRAME $COMPONENT GetExtents u '[0]' >/dev/null || fail "after IsEnabled switched 100 times the kiosk is not under the registry"
+stop_kiosk
+lines=$(grep -c "accessibility:" "$E2E_TMP/app.err" || true)
+[ "$lines" -le 8 ] || fail "IsEnabled switched 100 times: $lines accessibility lines (at most 3 per cause and a summary each): $(grep "accessibility:" "$E2E_TMP/app.err" | head -12)"
+grep -q "registered with the AT-SPI registry as :[0-9.]* — 98 more times in the last" "$E2E_TMP/app.err" \
+    || fail "IsEnabled switched 100 times: no summary of the 98 joins not logged: $(grep "accessibility:" "$E2E_TMP/app.err")"
+pass "IsEnabled switched off and on 100 times: $lines accessibility lines, with '… 98 more times in the last N s'; back under the registry"
 
 # --- 6. alive, answers a tap, exits 0 -------------------------------------------------------------
 start_windowed
