@@ -7,7 +7,8 @@ import SystemdNotify
 
 /// Screen-reader access in `run`: an `AccessibilityProvider` (AT-SPI2 on its own thread) fed
 /// with the page model's accessibility view, and its requests carried to the frame loop the way
-/// appearance changes are (`AppearanceLink`): the provider's callback queues the request and,
+/// appearance changes are (`AppearanceLink`): the provider's callback queues the request (at
+/// most `queueLimit` wait; more are refused, `DoAction` answers false) and,
 /// when the queue was empty, posts one host event; the loop's `handle` applies them on its own
 /// thread.
 ///
