@@ -104,6 +104,9 @@ final class WireBus {
             r = sd_bus_new(&bus)
             if r >= 0 { r = sd_bus_set_address(bus, address) }
             if r >= 0 { r = sd_bus_set_bus_client(bus, 1) }
+            // No file descriptors: nothing here takes one, and each a caller attaches would be
+            // an open file of the kiosk's (its limit) until the message is answered.
+            if r >= 0 { r = sd_bus_negotiate_fds(bus, 0) }
             if r >= 0 { r = sd_bus_start(bus) }
         } else {
             r = sd_bus_open_user(&bus)

@@ -7,7 +7,8 @@ when two kiosks are on the bus), then:
   a11y-fuzz.py ADDRESS fuzz            every method of every interface of every object the kiosk
                                        registers (found with Introspect) with boundary values,
                                        wrong signatures, missing and extra arguments; unknown
-                                       objects, interfaces, methods and properties. Prints a
+                                       objects, interfaces, methods and properties; file
+                                       descriptors attached (refused). Prints a
                                        summary line; exits 1 naming each call that got no reply
                                        or D-Bus error, or not the error it must get.
   a11y-fuzz.py ADDRESS burst N         N of those calls at once (pipelined, none waited for
@@ -220,11 +221,25 @@ def fuzz(conn, dest):
                 bad.append(f"{path} {iface}.{member}({sig}) {short(args)}: {body}" + (f", expected {expect}" if expect else ""))
                 if body in NO_ANSWER:
                     break
+    # File descriptors attached to a call: the kiosk takes none (the bus answers NotSupported).
+    fd = os.open("/dev/null", os.O_RDONLY)
+    for n in (1, 16):
+        m = message(dest, "/org/a11y/atspi/accessible/1", "org.a11y.atspi.Component", "GetExtents", "h", [0])
+        fds = Gio.UnixFDList.new()
+        for _ in range(n):
+            fds.append(fd)
+        m.set_unix_fd_list(fds)
+        reply, _ = conn.send_message_with_reply_sync(m, Gio.DBusSendMessageFlags.NONE, 5000, None)
+        name = reply.get_error_name()
+        if name != "org.freedesktop.DBus.Error.NotSupported":
+            bad.append(f"GetExtents with {n} file descriptors: {name or 'a reply'}, expected NotSupported (no descriptors taken)")
+    os.close(fd)
     for line in bad[:40]:
         print("BAD " + line, file=sys.stderr)
     errs = ", ".join(f"{k.rsplit('.', 1)[-1]} {v}" for k, v in sorted(errors.items()))
     print(f"fuzz: {len(all_cases)} calls on {len(tree)} objects ({len(methods)} methods found by Introspect) in "
-          f"{time.time() - t0:.1f} s: {replies} replies, {sum(errors.values())} errors ({errs}); {len(bad)} wrong")
+          f"{time.time() - t0:.1f} s: {replies} replies, {sum(errors.values())} errors ({errs}); 2 with file descriptors "
+          f"attached (the bus: NotSupported); {len(bad)} wrong")
     return 1 if bad else 0
 
 
