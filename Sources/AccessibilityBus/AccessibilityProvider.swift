@@ -305,7 +305,16 @@ public final class AccessibilityProvider: Sendable {
             if address == nil, let session = sessionBus {
                 switch session.call(Atspi.busName, Atspi.busPath, Atspi.busInterface, "GetAddress", timeoutUSec: timeout,
                                     autoStart: false, read: { $0.string() }) {
-                case .success(let a): address = a
+                case .success(let a):
+                    guard Atspi.isSocketAddress(a) else {
+                        // Whoever owns org.a11y.Bus on the session bus names the address; sd-bus
+                        // would run the program of a "unixexec:" one.
+                        log("the accessibility bus address from \(Atspi.busName) is not a Unix socket (\(String(a.prefix(80))));"
+                            + " not connecting", cause: "address")
+                        enabled = false
+                        return
+                    }
+                    address = a
                 case .failure(let e):
                     log("cannot get the accessibility bus's address: \(e)", cause: "address")
                     enabled = false

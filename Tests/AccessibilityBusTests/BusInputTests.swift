@@ -164,4 +164,13 @@ import Testing
             for m in i.methods { #expect(Atspi.signatureParts(m.input).joined() == m.input && Atspi.signatureParts(m.output).joined() == m.output) }
         }
     }
+
+    @Test func onlyUnixSocketAddressesAreTaken() {
+        #expect(Atspi.isSocketAddress("unix:path=/run/user/1000/at-spi/bus_0,guid=abc"))
+        #expect(Atspi.isSocketAddress("unix:abstract=/tmp/dbus-x,guid=1;unix:path=/tmp/y"))
+        for bad in ["unixexec:path=/usr/bin/touch,argv1=/tmp/x", "tcp:host=10.0.0.1,port=1", "unix:path=/a;unixexec:path=/bin/sh",
+                    "", ";", "x11:", "UNIX:path=/a", " unix:path=/a", "kernel:path=/sys/fs/kdbus/0-user/bus"] {
+            #expect(!Atspi.isSocketAddress(bad), "\(bad)")
+        }
+    }
 }
