@@ -51,7 +51,7 @@ public enum AccessibilityRequest: Equatable, Sendable {
 /// closed) when IsEnabled turns false and at `stop()`.
 public final class AccessibilityProvider: Sendable {
     public let options: AccessibilityProviderOptions
-    private let onRequest: @Sendable (AccessibilityRequest) -> Void
+    private let onRequest: @Sendable (AccessibilityRequest) -> Bool
     private let log: @Sendable (String, Bool) -> Void
     private let shared = Mutex(Shared())
     private let wakeFD: Int32
@@ -69,8 +69,11 @@ public final class AccessibilityProvider: Sendable {
 
     /// `log` gets the lines worth a journal entry (joining, leaving, failures), each with
     /// whether it is only a debug line (a missing accessibility bus: one line, once).
+    /// `onRequest` says whether the host took the request: `DoAction` and `GrabFocus` answer
+    /// false when it did not (its queue is full: a client that floods them gets refusals, the
+    /// frame loop a bounded amount of work).
     public init(options: AccessibilityProviderOptions, log: @escaping @Sendable (_ line: String, _ debug: Bool) -> Void,
-                onRequest: @escaping @Sendable (AccessibilityRequest) -> Void) {
+                onRequest: @escaping @Sendable (AccessibilityRequest) -> Bool) {
         self.options = options
         self.log = log
         self.onRequest = onRequest
@@ -147,8 +150,17 @@ public final class AccessibilityProvider: Sendable {
 
     // MARK: - The thread
 
+    /// How much nicer than the rest of the process the provider's thread runs: a client that
+    /// floods the accessibility bus gets its answers from CPU time the frame loop leaves over.
+    static let threadNiceness: Int32 = 10
+
     private func threadMain() {
-        shared.withLock { $0.threadID = csystemd_gettid() }
+        let tid = csystemd_gettid()
+        shared.withLock { $0.threadID = tid }
+        // Linux's nice value is per thread (setpriority with a thread id); raising it needs no privilege.
+        errno = 0
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid))
+        if errno == 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(tid), min(19, current + Self.threadNiceness)) }
         let session = Session(provider: self)
         session.run()
         shared.withLock { $0.active = false; $0.wanted = false }
@@ -165,7 +177,7 @@ public final class AccessibilityProvider: Sendable {
             didSet {
                 guard launcherPresent != oldValue else { return }
                 provider.shared.withLock { $0.wanted = launcherPresent }
-                if launcherPresent { provider.onRequest(.snapshotWanted) }
+                if launcherPresent { _ = provider.onRequest(.snapshotWanted) }
             }
         }
         var needsEmbed = false
@@ -177,6 +189,8 @@ public final class AccessibilityProvider: Sendable {
         var registryOwner = ""
         var appID: Int32 = 0
         var saidNoBus = false
+        /// Joining, leaving and failing can repeat as fast as a client switches IsEnabled.
+        var throttle = LogThrottle()
 
         init(provider: AccessibilityProvider) {
             self.provider = provider
@@ -185,6 +199,11 @@ public final class AccessibilityProvider: Sendable {
 
         var options: AccessibilityProviderOptions { provider.options }
         func log(_ s: String, debug: Bool = false) { provider.log("accessibility: " + s, debug) }
+        /// A line that can repeat: at most a few per cause a minute, the rest summed up (`LogThrottle`).
+        func log(_ s: String, cause: String) {
+            for line in throttle.lines(s, cause: cause, now: Self.now()) { provider.log("accessibility: " + line, false) }
+        }
+        static func now() -> Double { Double(AccessibilityProvider.monotonicUSec()) / 1e6 }
 
         func run() {
             switch WireBus.open(address: options.sessionBusAddress) {
@@ -214,7 +233,8 @@ public final class AccessibilityProvider: Sendable {
 
                 let nowUS = AccessibilityProvider.monotonicUSec()
                 var deadline: UInt64? = nil
-                for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec] { if let d { deadline = min(deadline ?? d, d) } }
+                let summary = throttle.nextDeadline.map { UInt64(max(0, $0) * 1e6) }
+                for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec, summary] { if let d { deadline = min(deadline ?? d, d) } }
                 let timeoutMS: Int32 = deadline.map { d in d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000)) } ?? -1
                 fds.removeAll(keepingCapacity: true)
                 fds.append(pollfd(fd: provider.wakeFD, events: Int16(POLLIN), revents: 0))
@@ -227,12 +247,13 @@ public final class AccessibilityProvider: Sendable {
                     _ = read(provider.wakeFD, &v, 8)
                 }
                 if provider.shared.withLock({ $0.stopping }) { break }
+                for line in throttle.flush(now: Self.now()) { provider.log("accessibility: " + line, false) }
                 if let b = sessionBus, let e = b.processAll() {
-                    log("the session bus went away (\(e.message))")
+                    log("the session bus went away (\(e.message))", cause: "session bus lost")
                     b.close(); sessionBus = nil; enabled = false
                 }
                 if let b = a11y, let e = b.processAll() {
-                    log("the accessibility bus went away (\(e.message))")
+                    log("the accessibility bus went away (\(e.message))", cause: "bus lost")
                     b.close(); a11y = nil; tree = nil
                     provider.shared.withLock { $0.active = false }
                     // Joined again when the launcher says the bus is back.
@@ -240,6 +261,7 @@ public final class AccessibilityProvider: Sendable {
                 }
             }
             if a11y != nil { leave(reason: nil) }
+            for line in throttle.flush(now: Self.now(), all: true) { provider.log("accessibility: " + line, false) }
             sessionBus?.close()
         }
 
@@ -283,9 +305,18 @@ public final class AccessibilityProvider: Sendable {
             if address == nil, let session = sessionBus {
                 switch session.call(Atspi.busName, Atspi.busPath, Atspi.busInterface, "GetAddress", timeoutUSec: timeout,
                                     autoStart: false, read: { $0.string() }) {
-                case .success(let a): address = a
+                case .success(let a):
+                    guard Atspi.isSocketAddress(a) else {
+                        // Whoever owns org.a11y.Bus on the session bus names the address; sd-bus
+                        // would run the program of a "unixexec:" one.
+                        log("the accessibility bus address from \(Atspi.busName) is not a Unix socket (\(String(a.prefix(80))));"
+                            + " not connecting", cause: "address")
+                        enabled = false
+                        return
+                    }
+                    address = a
                 case .failure(let e):
-                    log("cannot get the accessibility bus's address: \(e)")
+                    log("cannot get the accessibility bus's address: \(e)", cause: "address")
                     enabled = false
                     return
                 }
@@ -294,10 +325,10 @@ public final class AccessibilityProvider: Sendable {
             let bus: WireBus
             switch WireBus.open(address: address) {
             case .success(let b): bus = b
-            case .failure(let e): log(e.message); enabled = false; return
+            case .failure(let e): log(e.message, cause: "connect"); enabled = false; return
             }
             if let e = bus.addObjects(under: "/org/a11y/atspi", { [unowned self] m in self.handle(m) }) {
-                log("cannot serve the tree: \(e)"); bus.close(); enabled = false; return
+                log("cannot serve the tree: \(e)", cause: "serve"); bus.close(); enabled = false; return
             }
             _ = bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.registryName)'") { [unowned self] m in
                 let r = WireReader(raw: m)
@@ -320,11 +351,11 @@ public final class AccessibilityProvider: Sendable {
                 desktop = parent
                 registryOwner = sender
                 needsEmbed = false
-                log("registered with the AT-SPI registry as \(me)")
+                log("registered with the AT-SPI registry as \(me)", cause: "join")
                 if let tree { activate(tree) }
             case .failure(let e):
                 // The registry may start later: its NameOwnerChanged embeds again.
-                log("the AT-SPI registry did not take the page (\(e)); waiting for it")
+                log("the AT-SPI registry did not take the page (\(e)); waiting for it", cause: "embed")
             }
         }
 
@@ -346,7 +377,7 @@ public final class AccessibilityProvider: Sendable {
             a11y = nil
             tree = nil
             provider.shared.withLock { $0.active = false }
-            log("left the AT-SPI registry" + (reason.map { ": \($0)" } ?? ""))
+            log("left the AT-SPI registry" + (reason.map { ": \($0)" } ?? ""), cause: "leave")
         }
 
         /// Emits what changed since the tree last announced.
@@ -380,34 +411,76 @@ public final class AccessibilityProvider: Sendable {
 
         // MARK: Method calls
 
+        /// Every method call under `/org/a11y/atspi`. Each gets a reply or a D-Bus error: the
+        /// object, the interface, the method and the arguments' signature are checked against
+        /// `Atspi`'s table before anything is read (`Atspi.resolve`), so no argument is read at a
+        /// type it does not have and nothing a caller sends is answered as if it were right.
         func handle(_ m: OpaquePointer) -> Bool {
             guard let bus = a11y else { return false }
             let path = sd_bus_message_get_path(m).map { String(cString: $0) } ?? ""
             let iface = sd_bus_message_get_interface(m).map { String(cString: $0) } ?? ""
             let member = sd_bus_message_get_member(m).map { String(cString: $0) } ?? ""
-            if path == Atspi.cachePath {
-                guard iface == Atspi.cache, member == "GetItems" else { return false }
-                return bus.reply(to: m) { $0.container("a", "((so)(so)(so)iiassusau)") { _ in } }
-            }
-            guard let tree, let id = tree.node(at: path) else { return false }
             let r = WireReader(raw: m)
-            switch iface {
-            case Atspi.properties: return properties(bus, m, r, tree, id, member)
-            case Atspi.accessible: return accessible(bus, m, r, tree, id, member)
-            case Atspi.application where id == AccessibleTree.application:
-                guard member == "GetLocale" else { return false }
-                return bus.reply(to: m) { $0.string(options.locale) }
-            case Atspi.component where tree.nodes[id].rect != nil: return component(bus, m, r, tree, id, member)
-            case Atspi.action where tree.nodes[id].action != nil: return action(bus, m, r, tree, id, member)
-            default: return false
+            var id: Int? = nil
+            let served: [DBusInterface]
+            var children: [String] = []
+            if path == Atspi.cachePath {
+                served = [Atspi.cacheInterface]
+            } else if let tree, let n = tree.node(at: path) {
+                id = n
+                served = interfaces(tree, n)
+            } else if let tree, let c = Self.containerChildren(path, tree) {
+                // The folders above the objects: only for `Introspect` (what is below).
+                served = []
+                children = c
+            } else {
+                return refuse(bus, m, .unknownObject(path: path))
+            }
+            let method: DBusMethod
+            let interface: DBusInterface
+            switch Atspi.resolve(path: path, interface: iface, member: member, signature: r.signature, served: served) {
+            case .failure(let e): return refuse(bus, m, e)
+            case .success(let (i, found)): interface = i; method = found
+            }
+            switch interface.name {
+            case Atspi.introspectable:
+                return bus.reply(to: m) { $0.string(Atspi.introspection(interfaces: served, children: children)) }
+            case Atspi.cache:
+                return bus.reply(to: m) { $0.container("a", "((so)(so)(so)iiassusau)") { _ in } }
+            case Atspi.properties:
+                return properties(bus, m, r, id, served, path, method.name)
+            default:
+                // Only objects of the tree serve the AT-SPI interfaces.
+                guard let tree, let id else { return refuse(bus, m, .unknownInterface(interface.name, path: path)) }
+                switch interface.name {
+                case Atspi.accessible: return accessible(bus, m, r, tree, id, method.name)
+                case Atspi.application: return bus.reply(to: m) { $0.string(options.locale) }
+                case Atspi.component: return component(bus, m, r, tree, id, method.name)
+                case Atspi.action: return action(bus, m, r, tree, id, method.name)
+                default: return refuse(bus, m, .unknownInterface(interface.name, path: path))
+                }
             }
         }
 
-        func interfaces(_ tree: AccessibleTree, _ id: Int) -> [String] {
-            var out = [Atspi.accessible]
-            if id == AccessibleTree.application { out.append(Atspi.application) }
-            if tree.nodes[id].rect != nil { out.append(Atspi.component) }
-            if tree.nodes[id].action != nil { out.append(Atspi.action) }
+        func refuse(_ bus: WireBus, _ m: OpaquePointer, _ e: DBusRefusal) -> Bool {
+            bus.replyError(to: m, e.name, e.message)
+        }
+
+        /// The child node names of a folder above the objects ("/org/a11y/atspi",
+        /// "/org/a11y/atspi/accessible"), nil for any other path.
+        static func containerChildren(_ path: String, _ tree: AccessibleTree) -> [String]? {
+            switch path {
+            case "/org/a11y/atspi": return ["accessible", "cache"]
+            case Atspi.objectPrefix: return tree.nodes.indices.map { AccessibleTree.path($0).split(separator: "/").last.map(String.init) ?? "" }
+            default: return nil
+            }
+        }
+
+        func interfaces(_ tree: AccessibleTree, _ id: Int) -> [DBusInterface] {
+            var out = [Atspi.accessibleInterface]
+            if id == AccessibleTree.application { out.append(Atspi.applicationInterface) }
+            if tree.nodes[id].rect != nil { out.append(Atspi.componentInterface) }
+            if tree.nodes[id].action != nil { out.append(Atspi.actionInterface) }
             return out
         }
 
@@ -425,7 +498,7 @@ public final class AccessibilityProvider: Sendable {
             case (Atspi.accessible, "Parent"):
                 let p = n.parent.map { ref($0, bus) } ?? desktop
                 w.container("v", "(so)") { $0.reference(p.0, p.1) }
-            case (Atspi.accessible, "ChildCount"): w.container("v", "i") { $0.int32(Int32(n.children.count)) }
+            case (Atspi.accessible, "ChildCount"): w.container("v", "i") { $0.int32(Int32(clamping: n.children.count)) }
             case (Atspi.accessible, "Locale"): w.container("v", "s") { $0.string(options.locale) }
             case (Atspi.accessible, "AccessibleId"): w.container("v", "s") { $0.string(n.control?.rawValue ?? (id == 1 ? "page" : "")) }
             case (Atspi.application, "ToolkitName") where id == AccessibleTree.application: w.container("v", "s") { $0.string(options.toolkitName) }
@@ -438,38 +511,52 @@ public final class AccessibilityProvider: Sendable {
             return true
         }
 
-        static let propertyNames: [String: [String]] = [
-            Atspi.accessible: ["Name", "Description", "Parent", "ChildCount", "Locale", "AccessibleId", "HelpText"],
-            Atspi.application: ["ToolkitName", "Version", "AtspiVersion", "Id"],
-            Atspi.action: ["NActions"],
-        ]
-
-        func properties(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
-            guard let iface = r.string() else { return false }
+        /// `org.freedesktop.DBus.Properties` (signature already checked): `Get` and `GetAll` of an
+        /// interface the object lacks → UnknownInterface, of a property it lacks →
+        /// UnknownProperty; `Set` of a read-only property → PropertyReadOnly (as sd-bus and
+        /// at-spi2-core's droute answer), of a value of the wrong type → InvalidArgs.
+        func properties(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ id: Int?, _ served: [DBusInterface],
+                        _ path: String, _ member: String) -> Bool {
+            guard let iface = r.string() else { return refuse(bus, m, .invalidArgs("no interface name")) }
             switch member {
             case "Get":
-                guard let name = r.string() else { return false }
+                guard let name = r.string() else { return refuse(bus, m, .invalidArgs("no property name")) }
+                if case .failure(let e) = Atspi.property(name, of: iface, path: path, served: served) { return refuse(bus, m, e) }
+                guard let tree, let id else { return refuse(bus, m, .unknownProperty(name, interface: iface)) }
                 if bus.replyIf(to: m, { property(&$0, bus, tree, id, iface, name) }) { return true }
-                return bus.replyError(to: m, "org.freedesktop.DBus.Error.UnknownProperty", "\(iface).\(name)")
+                return refuse(bus, m, .unknownProperty(name, interface: iface))
             case "GetAll":
+                let list: [DBusInterface]
+                switch Atspi.propertyInterfaces(iface, path: path, served: served) {
+                case .failure(let e): return refuse(bus, m, e)
+                case .success(let l): list = l
+                }
                 return bus.reply(to: m) { w in
                     w.container("a", "{sv}") { w in
-                        for name in Self.propertyNames[iface] ?? [] {
-                            w.container("e", "sv") { e in
-                                e.string(name)
-                                if !property(&e, bus, tree, id, iface, name) { e.container("v", "s") { $0.string("") } }
+                        guard let tree, let id else { return }
+                        for i in list {
+                            for p in i.properties {
+                                w.container("e", "sv") { e in
+                                    e.string(p.name)
+                                    // The table and `property` agree; a gap would make the reply unsendable (an error), never a placeholder.
+                                    _ = property(&e, bus, tree, id, i.name, p.name)
+                                }
                             }
                         }
                     }
                 }
             case "Set":
-                guard iface == Atspi.application, id == AccessibleTree.application, r.string() == "Id",
-                      let v = r.variant("i", { $0.int32() }) else {
-                    return bus.replyError(to: m, "org.freedesktop.DBus.Error.PropertyReadOnly", "read-only")
+                guard let name = r.string() else { return refuse(bus, m, .invalidArgs("no property name")) }
+                let type = r.variantContents() ?? ""
+                if case .failure(let e) = Atspi.property(name, of: iface, path: path, served: served, settingType: type) {
+                    return refuse(bus, m, e)
                 }
+                // The only writable property: Application.Id, which the registry sets.
+                guard let v = r.variant("i", { $0.int32() }) else { return refuse(bus, m, .invalidArgs("Id takes an int32")) }
                 appID = v
                 return bus.reply(to: m) { _ in }
-            default: return false
+            default:
+                return refuse(bus, m, .unknownMethod(member, interface: Atspi.properties, path: path))
             }
         }
 
@@ -487,7 +574,7 @@ public final class AccessibilityProvider: Sendable {
                 }
             case "GetIndexInParent":
                 let i = n.parent.flatMap { tree.nodes[$0].children.firstIndex(of: id) } ?? -1
-                return bus.reply(to: m) { $0.int32(Int32(i)) }
+                return bus.reply(to: m) { $0.int32(Int32(clamping: i)) }
             case "GetRelationSet": return bus.reply(to: m) { $0.container("a", "(ua(so))") { _ in } }
             case "GetRole": return bus.reply(to: m) { $0.uint32(n.role.rawValue) }
             case "GetRoleName", "GetLocalizedRoleName": return bus.reply(to: m) { $0.string(n.role.name) }
@@ -503,48 +590,36 @@ public final class AccessibilityProvider: Sendable {
                 let p = ref(AccessibleTree.application, bus)
                 return bus.reply(to: m) { $0.reference(p.0, p.1) }
             case "GetInterfaces":
-                let list = interfaces(tree, id)
+                let list = interfaces(tree, id).map(\.name)
                 return bus.reply(to: m) { w in w.container("a", "s") { w in for s in list { w.string(s) } } }
-            default: return false
+            default: return refuse(bus, m, .unknownMethod(member, interface: Atspi.accessible, path: AccessibleTree.path(id)))
             }
-        }
-
-        /// A rectangle in the coordinates `type` asks for (screen, window, or the parent's).
-        func rect(_ tree: AccessibleTree, _ id: Int, _ type: UInt32) -> ScreenRect {
-            var r = tree.nodes[id].rect ?? ScreenRect(x: 0, y: 0, width: 0, height: 0)
-            if type != Atspi.Coordinates.screen.rawValue {
-                let w = tree.snapshot.window
-                r.x -= w.x
-                r.y -= w.y
-            }
-            return r
         }
 
         func component(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
-            func screenPoint() -> (Int32, Int32)? {
-                guard let x = r.int32(), let y = r.int32(), let t = r.uint32() else { return nil }
-                if t == Atspi.Coordinates.screen.rawValue { return (x, y) }
-                return (x + tree.snapshot.window.x, y + tree.snapshot.window.y)
-            }
+            /// The coordinate type argument's origin, or an InvalidArgs reply.
+            func origin(_ type: UInt32?) -> (x: Int64, y: Int64)? { type.flatMap { tree.origin($0) } }
+            let badType = DBusRefusal.invalidArgs("the coordinate type is not 0 (screen), 1 (window) or 2 (parent)")
             switch member {
-            case "GetExtents":
-                let e = rect(tree, id, r.uint32() ?? 0)
+            case "GetExtents", "GetPosition":
+                guard let o = origin(r.uint32()) else { return refuse(bus, m, badType) }
+                let e = tree.extents(of: id, origin: o)
+                if member == "GetPosition" { return bus.reply(to: m) { $0.int32(e.x); $0.int32(e.y) } }
                 return bus.reply(to: m) { w in w.container("r", "iiii") { $0.int32(e.x); $0.int32(e.y); $0.int32(e.width); $0.int32(e.height) } }
-            case "GetPosition":
-                let e = rect(tree, id, r.uint32() ?? 0)
-                return bus.reply(to: m) { $0.int32(e.x); $0.int32(e.y) }
             case "GetSize":
-                let e = rect(tree, id, 0)
+                let e = tree.extents(of: id, origin: (0, 0))
                 return bus.reply(to: m) { $0.int32(e.width); $0.int32(e.height) }
-            case "Contains":
-                guard let (x, y) = screenPoint() else { return false }
-                let inside = tree.nodes[id].rect?.contains(x: x, y: y) == true
-                return bus.reply(to: m) { $0.bool(inside) }
-            case "GetAccessibleAtPoint":
-                guard let (x, y) = screenPoint() else { return false }
-                let hit = tree.node(atX: x, y: y, in: id).flatMap { $0 == id ? nil : $0 }
-                let p = ref(hit, bus)
-                return bus.reply(to: m) { $0.reference(p.0, p.1) }
+            case "Contains", "GetAccessibleAtPoint":
+                guard let x = r.int32(), let y = r.int32(), let o = origin(r.uint32()) else { return refuse(bus, m, badType) }
+                // A point beyond the 32-bit screen is outside every object.
+                let p = AccessibleTree.screenPoint(x: x, y: y, origin: o)
+                if member == "Contains" {
+                    let inside = p.map { tree.nodes[id].rect?.contains(x: $0.x, y: $0.y) == true } ?? false
+                    return bus.reply(to: m) { $0.bool(inside) }
+                }
+                let hit = p.flatMap { tree.node(atX: $0.x, y: $0.y, in: id) }.flatMap { $0 == id ? nil : $0 }
+                let ref = ref(hit, bus)
+                return bus.reply(to: m) { $0.reference(ref.0, ref.1) }
             case "GetLayer":
                 // ATSPI_LAYER_WINDOW for the frame, ATSPI_LAYER_WIDGET for the controls.
                 return bus.reply(to: m) { $0.uint32(id == AccessibleTree.frame ? 7 : 3) }
@@ -552,9 +627,9 @@ public final class AccessibilityProvider: Sendable {
             case "GetAlpha": return bus.reply(to: m) { $0.double(1) }
             case "GrabFocus":
                 guard let c = tree.nodes[id].control else { return bus.reply(to: m) { $0.bool(false) } }
-                provider.onRequest(.focus(c))
-                return bus.reply(to: m) { $0.bool(true) }
-            default: return false
+                let taken = provider.onRequest(.focus(c))
+                return bus.reply(to: m) { $0.bool(taken) }
+            default: return refuse(bus, m, .unknownMethod(member, interface: Atspi.component, path: AccessibleTree.path(id)))
             }
         }
 
@@ -572,9 +647,9 @@ public final class AccessibilityProvider: Sendable {
                 return bus.reply(to: m) { $0.string(text) }
             case "DoAction":
                 guard r.int32() == 0, let c = n.control else { return bus.reply(to: m) { $0.bool(false) } }
-                provider.onRequest(.activate(c))
-                return bus.reply(to: m) { $0.bool(true) }
-            default: return false
+                let taken = provider.onRequest(.activate(c))
+                return bus.reply(to: m) { $0.bool(taken) }
+            default: return refuse(bus, m, .unknownMethod(member, interface: Atspi.action, path: AccessibleTree.path(id)))
             }
         }
     }

@@ -68,6 +68,15 @@ struct WireReader {
         defer { _ = sd_bus_message_exit_container(raw) }
         return read(self)
     }
+    /// The whole message's signature ("iiu"; "" without arguments).
+    var signature: String { sd_bus_message_get_signature(raw, 1).map { String(cString: $0) } ?? "" }
+    /// The type held by the next argument when it is a variant ("i" for `<int32 5>`), else nil.
+    func variantContents() -> String? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>? = nil
+        guard sd_bus_message_peek_type(raw, &type, &contents) > 0, type == CChar(UInt8(ascii: "v")), let contents else { return nil }
+        return String(cString: contents)
+    }
     func bool() -> Bool? {
         var v: Int32 = 0
         return sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "b")), &v) > 0 ? v != 0 : nil
@@ -95,6 +104,9 @@ final class WireBus {
             r = sd_bus_new(&bus)
             if r >= 0 { r = sd_bus_set_address(bus, address) }
             if r >= 0 { r = sd_bus_set_bus_client(bus, 1) }
+            // No file descriptors: nothing here takes one, and each a caller attaches would be
+            // an open file of the kiosk's (its limit) until the message is answered.
+            if r >= 0 { r = sd_bus_negotiate_fds(bus, 0) }
             if r >= 0 { r = sd_bus_start(bus) }
         } else {
             r = sd_bus_open_user(&bus)

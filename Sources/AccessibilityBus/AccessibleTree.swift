@@ -88,12 +88,51 @@ struct AccessibleTree: Equatable {
     /// The object path of node `id`.
     static func path(_ id: Int) -> String { id == application ? Atspi.rootPath : "\(Atspi.objectPrefix)/\(id)" }
 
-    /// The node an object path names, if any.
+    /// The node an object path names, if any: exactly a path `path(_:)` makes ("…/root", or
+    /// "…/<id>" in canonical decimal: no sign, no leading zero, nothing after), of a node that
+    /// exists. "…/02", "…/+2", "…/2/" name nothing.
     func node(at path: String) -> Int? {
-        if path == Atspi.rootPath { return Self.application }
-        let prefix = Atspi.objectPrefix + "/"
-        guard path.hasPrefix(prefix), let id = Int(path.dropFirst(prefix.count)), id > 0, id < nodes.count else { return nil }
+        guard let id = Self.nodeID(inPath: path), id < nodes.count else { return nil }
         return id
+    }
+
+    /// The id a path names, whether or not the node exists (see `node(at:)`). Pure.
+    static func nodeID(inPath path: String) -> Int? {
+        if path == Atspi.rootPath { return application }
+        let prefix = Atspi.objectPrefix + "/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let digits = path.utf8.dropFirst(prefix.utf8.count)
+        // At most 9 digits: any id the tree can have, and never an overflow.
+        guard (1...9).contains(digits.count), digits.first != UInt8(ascii: "0"),
+              digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+    }
+
+    /// Where the origin of AT-SPI coordinates `type` is on the screen: screen (0) at (0, 0);
+    /// window (1) and parent (2) at the window's corner (every object with extents is the frame,
+    /// whose parent, the application, has none, or a control, whose parent is the frame). nil
+    /// when `type` is none of them.
+    func origin(_ type: UInt32) -> (x: Int64, y: Int64)? {
+        switch Atspi.Coordinates(rawValue: type) {
+        case .screen: return (0, 0)
+        case .window, .parent: return (Int64(snapshot.window.x), Int64(snapshot.window.y))
+        case nil: return nil
+        }
+    }
+
+    /// A point given relative to `origin`, on the screen. The sum is taken in 64 bits; a point
+    /// beyond the 32-bit screen that AT-SPI can describe is outside every object: nil.
+    static func screenPoint(x: Int32, y: Int32, origin: (x: Int64, y: Int64)) -> (x: Int32, y: Int32)? {
+        guard let sx = Int32(exactly: Int64(x) + origin.x), let sy = Int32(exactly: Int64(y) + origin.y) else { return nil }
+        return (sx, sy)
+    }
+
+    /// Node `id`'s extents relative to `origin` (the application's: an empty rectangle at the
+    /// origin), each coordinate in 64 bits and then clamped to the 32 bits AT-SPI carries.
+    func extents(of id: Int, origin: (x: Int64, y: Int64)) -> ScreenRect {
+        guard let r = nodes[id].rect else { return ScreenRect(x: 0, y: 0, width: 0, height: 0) }
+        return ScreenRect(x: Int32(clamping: Int64(r.x) - origin.x), y: Int32(clamping: Int64(r.y) - origin.y),
+                          width: r.width, height: r.height)
     }
 
     /// The node of a page control.

@@ -24,6 +24,15 @@ enum Atspi {
     static let busInterface = "org.a11y.Bus"
     static let statusInterface = "org.a11y.Status"
 
+    /// Whether an accessibility bus address handed over by `org.a11y.Bus.GetAddress` may be
+    /// connected to: Unix sockets only ("unix:path=…", "unix:abstract=…", several separated by
+    /// ";"), as at-spi-bus-launcher gives. Never "unixexec:" (sd-bus would run its program) nor
+    /// "tcp:" or anything else.
+    static func isSocketAddress(_ address: String) -> Bool {
+        let entries = address.split(separator: ";")
+        return !entries.isEmpty && entries.allSatisfy { $0.hasPrefix("unix:") }
+    }
+
     /// `AtspiRole` values.
     enum Role: UInt32 {
         case frame = 23

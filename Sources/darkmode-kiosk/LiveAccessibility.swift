@@ -7,7 +7,8 @@ import SystemdNotify
 
 /// Screen-reader access in `run`: an `AccessibilityProvider` (AT-SPI2 on its own thread) fed
 /// with the page model's accessibility view, and its requests carried to the frame loop the way
-/// appearance changes are (`AppearanceLink`): the provider's callback queues the request and,
+/// appearance changes are (`AppearanceLink`): the provider's callback queues the request (at
+/// most `queueLimit` wait; more are refused, `DoAction` answers false) and,
 /// when the queue was empty, posts one host event; the loop's `handle` applies them on its own
 /// thread.
 ///
@@ -23,6 +24,12 @@ import SystemdNotify
 final class LiveAccessibility: HostEventHandler {
     /// The host event code of a queued request ("A1").
     static let eventCode: Int32 = 0x4131
+    /// At most this many requests wait for the frame loop (which takes them all at its next
+    /// pass); more are refused (`DoAction` and `GrabFocus` answer false). A screen reader sends
+    /// one at a time; a client that floods DoAction used to queue every call it could send within
+    /// a frame (about 3,000 in Tests/e2e/accessibility-fuzz.sh) for that one frame, and all it
+    /// sends while the frame loop is held up.
+    static let queueLimit = 4
 
     let provider: AccessibilityProvider
     private let onCommit: (KioskOutput) -> Void
@@ -48,11 +55,13 @@ final class LiveAccessibility: HostEventHandler {
             // The debug line (no accessibility bus) goes to the journal only, where it is filtered.
             if debug { if log.toJournal { log.write("darkmode-kiosk: " + line, priority: .debug) } } else { log.info("darkmode-kiosk: " + line) }
         }, onRequest: { request in
-            let poster = shared.state.withLock { s -> HostEventPoster? in
+            let (taken, poster) = shared.state.withLock { s -> (Bool, HostEventPoster?) in
+                if request != .snapshotWanted && s.queue.count >= Self.queueLimit { return (false, nil) }
                 s.queue.append(request)
-                return s.queue.count == 1 ? s.poster : nil
+                return (true, s.queue.count == 1 ? s.poster : nil)
             }
             poster?.post(code: LiveAccessibility.eventCode)
+            return taken
         })
     }
 
