@@ -55,6 +55,7 @@ public final class LogLimiter {
     private func record(_ key: String, line: () -> String, example: () -> String) {
         let t = now()
         guard var e = entries[key] else {
+            if entries.count >= Self.maxKeys { forgetQuiet(at: t) }
             entries[key] = Entry(windowStart: t)
             order.append(key)
             log(line())
@@ -106,6 +107,22 @@ public final class LogLimiter {
             entries[key] = Entry(windowStart: t, written: 0)
         }
     }
+
+    /// Keys remembered before quiet ones are forgotten (causes keyed by a whole line, such as
+    /// the runner's, could otherwise grow without end over months).
+    public static let maxKeys = 256
+
+    /// Forgets keys whose window is over with nothing counted: they would be logged as new
+    /// anyway, so forgetting them changes no line.
+    private func forgetQuiet(at t: Double) {
+        for key in order {
+            if let e = entries[key], e.suppressed == 0, t - e.windowStart >= interval { entries[key] = nil }
+        }
+        order.removeAll { entries[$0] == nil }
+    }
+
+    /// How many keys are remembered (tests).
+    public var keyCount: Int { entries.count }
 
     /// How many of `key` are counted but not yet summed up (tests).
     public func pending(_ key: String) -> Int { entries[key]?.suppressed ?? 0 }

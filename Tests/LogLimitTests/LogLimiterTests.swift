@@ -71,4 +71,21 @@ import LogLimit
         #expect(out.all.last == "save failed: 99 more in the last 0 s (first of them: could not save)")
         #expect(l.secondsUntilDue == nil)
     }
+
+    @Test func quietKeysAreForgottenSoMemoryStaysBounded() {
+        var t = 0.0
+        var lines: [String] = []
+        let l = LogLimiter(interval: 60, burst: 1, now: { t }, log: { lines.append($0) })
+        for i in 0..<10_000 {
+            t = Double(i)  // one new line a second, each its own key
+            l.note(key: "line \(i)", line: "line \(i)")
+        }
+        #expect(lines.count == 10_000, "every new cause is still logged")
+        #expect(l.keyCount <= LogLimiter.maxKeys)
+        // A cause counted in its window is not forgotten.
+        t = 20_000
+        l.note("busy"); l.note("busy")
+        for i in 0..<300 { l.note(key: "other \(i)", line: "other \(i)") }
+        #expect(l.pending("busy") == 1)
+    }
 }
