@@ -155,6 +155,9 @@ final class PreferencesWatcher {
                     if name == folderName {
                         if ev.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { found.folder = true }
                         found.activity = true
+                    } else if name.isEmpty && ev.mask & UInt32(IN_ATTRIB) != 0 {
+                        // The parent's own mode: a folder that could not be made may be now.
+                        found.activity = true
                     }
                     if ev.mask & UInt32(IN_IGNORED) != 0 { parentWatch = -1 }
                 }

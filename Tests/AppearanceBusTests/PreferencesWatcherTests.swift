@@ -255,4 +255,21 @@ import Appearance
         usleep(200_000)
         #expect(rec.fileChanges.isEmpty)
     }
+
+    /// The folder does not exist (its parent could not be written): the parent's mode
+    /// changing is reported, so the save that would create the folder is tried again.
+    @Test func theParentsModeIsReportedWhileTheFolderIsMissing() throws {
+        let parent = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let rec = Recorder()
+        let r = watching(parent + "/state", rec)
+        defer { r.stop() }
+        final class Flag: @unchecked Sendable { let lock = NSLock(); var n = 0 }
+        let flag = Flag()
+        r.onFolderActivity { flag.lock.lock(); flag.n += 1; flag.lock.unlock() }
+        #expect(chmod(parent, 0o700) == 0)
+        var seen = 0
+        for _ in 0..<200 { flag.lock.lock(); seen = flag.n; flag.lock.unlock(); if seen > 0 { break }; usleep(10_000) }
+        #expect(seen > 0, "chmod of the parent was not reported")
+    }
 }
