@@ -104,7 +104,9 @@ let package = Package(
 
         // Live system appearance: pure rules, then the sd-bus/inotify edge.
         .target(name: "Appearance"),
-        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd"]),
+        // Log lines for causes that repeat, rate-limited per cause (pure; the standard library only).
+        .target(name: "LogLimit"),
+        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "LogLimit"]),
         // Screen readers: the page's AT-SPI2 tree on the accessibility bus (sd-bus), on its own thread.
         .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd"]),
 
@@ -130,7 +132,7 @@ let package = Package(
         // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
         // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
         // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads"],
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
@@ -143,11 +145,12 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
+        .testTarget(name: "LogLimitTests", dependencies: ["LogLimit"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "AccessibilityBusTests", dependencies: ["AccessibilityBus", "KioskEngine", "KioskTools", "Text", "Raster", "DarkModeToggle"]),
     ]

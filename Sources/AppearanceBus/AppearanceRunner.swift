@@ -24,6 +24,8 @@ public struct AppearanceRunnerOptions: Sendable {
     public var zone: LocalZone
     /// How long one D-Bus method call may take before the source counts as failed.
     public var callTimeoutSeconds: Double
+    /// The window of the rate-limited fault lines (`LogLimiter`): a minute; tests shorten it.
+    public var logInterval: Double = 60
 
     public init(config: AppearanceConfig, sessionBus: BusAddress = .session, systemBus: BusAddress = .system,
                 preferencesPath: String? = nil, zone: LocalZone = AppearanceRunner.systemZone,
@@ -66,6 +68,7 @@ public final class AppearanceRunner: Sendable {
         var started = false
         var threadID: Int32 = 0
         var thread: pthread_t?
+        var folderActivity: (@Sendable () -> Void)?
     }
 
     /// glibc's local zone: `localtime_r`'s `tm_gmtoff`.
@@ -106,6 +109,12 @@ public final class AppearanceRunner: Sendable {
             $0.ownGeneration += 1
             $0.ownSeen = false
         }
+    }
+
+    /// Called on the runner thread when anything happens in the preferences folder or to it
+    /// (its mode, an entry removed, the folder made again): a save that failed may succeed now.
+    public func onFolderActivity(_ f: @escaping @Sendable () -> Void) {
+        shared.withLock { $0.folderActivity = f }
     }
 
     /// Starts the helper thread; false when it could not be created (or is already running).
@@ -183,7 +192,7 @@ public final class AppearanceRunner: Sendable {
         let timeout = UInt64(max(0.01, options.callTimeoutSeconds) * 1e6)
         let log: (String) -> Void = { [onEvent] in onEvent(.log($0)) }
         // What the buses' peers send is logged through this, rate-limited (issue 32, item 8).
-        let faults = FaultLog(now: Self.monotonicSeconds, log: log)
+        let faults = FaultLog(interval: options.logInterval, now: Self.monotonicSeconds, log: log)
 
         // Session bus + portal; system bus + light sensor. Neither waits for its peer: the
         // first reads go out asynchronously and are answered through the poll loop below.
@@ -322,6 +331,7 @@ public final class AppearanceRunner: Sendable {
             }
             if let wIdx, let w = watcher, fds[wIdx].revents != 0 {
                 let found = w.drain()
+                if found.activity, let f = shared.withLock({ $0.folderActivity }) { f() }
                 var look = found.file
                 if found.folder {
                     if let line = w.rewatch() { log(line) }

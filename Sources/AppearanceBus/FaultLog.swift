@@ -1,66 +1,12 @@
+import LogLimit
+
 /// Log lines about what other processes send, rate-limited: any session-bus client can send
 /// thousands of bad values a second (issue 32, item 8: 20,000 signals made 20,004 lines, one
-/// 100,000-element array one 3.4 MB line). The first fault of each kind is logged (one short
-/// line, values cut to `BusValue.brief`); later ones of that kind are counted and summed up in
-/// one line at most once per `interval`, when the runner's poll loop reaches `deadline`.
-final class FaultLog {
-    struct Entry {
-        var suppressed = 0
-        var lastLine: Double
-        var example = ""
-    }
-
-    let interval: Double
-    let log: (String) -> Void
-    let now: () -> Double
-    private var entries: [String: Entry] = [:]
-    /// Kinds in first-seen order, so summaries come out in a stable order.
-    private var order: [String] = []
-
-    init(interval: Double = 60, now: @escaping () -> Double, log: @escaping (String) -> Void) {
-        self.interval = interval
-        self.now = now
-        self.log = log
-    }
-
-    /// Records one fault of `kind` (a fixed phrase such as "portal: color-scheme has an
-    /// unexpected value"); `detail` (built only when logged) follows it on the first line.
-    func note(_ kind: String, _ detail: @autoclosure () -> String = "") {
-        let t = now()
-        if var e = entries[kind] {
-            e.suppressed += 1
-            if e.suppressed == 1 { e.example = detail() }
-            entries[kind] = e
-            if t - e.lastLine >= interval { flush(at: t) }
-            return
-        }
-        entries[kind] = Entry(lastLine: t)
-        order.append(kind)
-        let d = detail()
-        log(d.isEmpty ? kind : "\(kind) \(d)")
-    }
-
-    /// The next instant a summary is due (monotonic seconds), nil when nothing is counted.
-    var deadline: Double? {
-        entries.values.filter { $0.suppressed > 0 }.map { $0.lastLine + interval }.min()
-    }
-
-    /// Writes the summaries that are due at `t`.
-    func flush(at t: Double) {
-        for kind in order {
-            guard var e = entries[kind], e.suppressed > 0, t - e.lastLine >= interval else { continue }
-            let span = Int((t - e.lastLine).rounded())
-            log("\(kind): \(e.suppressed) more in the last \(span) s (first of them: \(e.example.isEmpty ? "-" : e.example))")
-            e.suppressed = 0
-            e.example = ""
-            e.lastLine = t
-            entries[kind] = e
-        }
-    }
-
-    /// How many of `kind` are counted but not yet summed up (tests).
-    func pending(_ kind: String) -> Int { entries[kind]?.suppressed ?? 0 }
-}
+/// 100,000-element array one 3.4 MB line). The runner's one `LogLimiter` (target `LogLimit`,
+/// shared with the kiosk's other repeating causes since issue 39, item 6): the first fault of
+/// each kind in a minute is logged (one short line, values cut to `BusValue.brief`), later ones
+/// are counted and summed up in one line when the runner's poll loop reaches its `deadline`.
+typealias FaultLog = LogLimiter
 
 extension BusValue {
     /// A short description of the value for a log line: at most `limit` characters (then

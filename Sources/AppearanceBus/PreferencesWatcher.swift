@@ -71,7 +71,14 @@ final class PreferencesWatcher {
         var file = false
         /// The folder went away or a folder with its name appeared in the parent.
         var folder = false
+        /// Anything happened in the folder, to the folder itself (its mode: IN_ATTRIB) or to
+        /// its name in the parent, except the kiosk's own temporary files: a save waiting for
+        /// its retry may succeed now (issue 39, item 3).
+        var activity = false
     }
+
+    /// The store's temporary files (`.<name>.tmp-…`): its own attempts are no news.
+    var ownTemporaryPrefix: String { ".\(fileName).tmp-" }
 
     init(path: String) {
         self.path = path
@@ -94,7 +101,7 @@ final class PreferencesWatcher {
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return "preferences watcher: inotify_init1 failed: \(String(cString: strerror(errno)))" }
         if let parent {
-            parentWatch = inotify_add_watch(fd, parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_ONLYDIR))
+            parentWatch = inotify_add_watch(fd, parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR))
         }
         let dfd = Glibc.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0, watch(dfd) else {
@@ -114,7 +121,11 @@ final class PreferencesWatcher {
 
     /// Watches the open folder `dfd` (through /proc/self/fd, so exactly that directory).
     private func watch(_ dfd: Int32) -> Bool {
-        let mask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
+        // IN_ATTRIB (the folder's mode), IN_DELETE and IN_MOVED_FROM (space freed, an entry
+        // in the way gone) only wake a save waiting for its retry; the file is followed on
+        // IN_MOVED_TO and IN_CLOSE_WRITE.
+        let mask = UInt32(IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB | IN_DELETE
+                          | IN_MOVED_FROM | IN_CREATE | IN_ONLYDIR)
         let wd = inotify_add_watch(fd, "/proc/self/fd/\(dfd)", mask)
         guard wd >= 0 else { return false }
         folderFD = dfd
@@ -138,9 +149,16 @@ final class PreferencesWatcher {
                 let name = ev.len > 0 ? String(cString: (buf + nameStart).assumingMemoryBound(to: CChar.self)) : ""
                 if ev.wd == folderWatch && folderWatch >= 0 {
                     if ev.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED) != 0 { found.folder = true }
-                    if name == fileName { found.file = true }
+                    if name == fileName && ev.mask & UInt32(IN_MOVED_TO | IN_CLOSE_WRITE) != 0 { found.file = true }
+                    if !name.hasPrefix(ownTemporaryPrefix) { found.activity = true }
                 } else if ev.wd == parentWatch && parentWatch >= 0 {
-                    if name == folderName { found.folder = true }
+                    if name == folderName {
+                        if ev.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { found.folder = true }
+                        found.activity = true
+                    } else if name.isEmpty && ev.mask & UInt32(IN_ATTRIB) != 0 {
+                        // The parent's own mode: a folder that could not be made may be now.
+                        found.activity = true
+                    }
                     if ev.mask & UInt32(IN_IGNORED) != 0 { parentWatch = -1 }
                 }
                 off = nameStart + Int(ev.len)

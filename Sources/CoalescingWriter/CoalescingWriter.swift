@@ -10,6 +10,12 @@ import Threads
 /// bounded, until the latest submitted value is saved — the exit path (SIGTERM/SIGINT) calls
 /// it so no commit is lost.
 ///
+/// With a `RetrySchedule` (issue 39, item 3) a failed save is not forgotten: the value is tried
+/// again on the schedule's backoff (and sooner after `retrySoon()`, e.g. when the folder
+/// changed) until a save succeeds, unless a newer value was submitted meanwhile — the newer one
+/// is saved instead and the older is dropped, so an older choice never overwrites a later one.
+/// `close(timeout:)` tries a value still waiting for its retry once more at once.
+///
 /// Generic over the value (e.g. the preferences document). The save closure runs on the writer
 /// thread only, one call at a time. Plain pthreads, no Foundation: Foundation's libraries (ICU
 /// among them) would cost the kiosk ~5 ms of CPU at every start before `main` runs.
@@ -31,11 +37,16 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
     ///   - isSame: when it returns true for (pending, last saved), the pending value is dropped.
     ///   - save: saves one value; throws on failure.
     ///   - onError: told about each failed save (on the writer thread), e.g. to log it.
+    ///   - retry: when given, a failed value is tried again on this schedule (see the type).
+    ///   - onRecovered: told, on the writer thread, when a save succeeds after failures: the
+    ///     number of attempts (the failed ones and this one) and the value saved.
     public init(name: String = "prefs-writer",
                 isSame: (@Sendable (Value, Value) -> Bool)? = nil,
+                retry: RetrySchedule? = nil,
                 save: @escaping @Sendable (Value) throws -> Void,
-                onError: @escaping @Sendable (Error) -> Void = { _ in }) {
-        core = Core(isSame: isSame, save: save, onError: onError)
+                onError: @escaping @Sendable (Error) -> Void = { _ in },
+                onRecovered: @escaping @Sendable (_ tries: Int, Value) -> Void = { _, _ in }) {
+        core = Core(isSame: isSame, retry: retry, save: save, onError: onError, onRecovered: onRecovered)
         let core = self.core
         if !ThreadStart.spawn(name: name, { core.run() }) {
             // No thread to be had: saves happen in `submit`, on the caller's thread.
@@ -51,9 +62,19 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
     /// Waits up to `timeout` seconds for every submitted value to be saved.
     public func flush(timeout: Double) -> FlushResult { core.flush(timeout: timeout) }
 
-    /// Flushes (bounded), then ends the thread; later submits are ignored.
+    /// Tries a value that waits for its retry soon (at once, or `RetrySchedule.closest` after
+    /// the last attempt): something changed that may let it succeed. Nothing when none waits.
+    public func retrySoon() { core.retrySoon() }
+
+    /// Why the latest value is not saved (its last attempt failed and no later save
+    /// succeeded), or nil.
+    public var unsavedReason: String? { core.unsavedReason }
+
+    /// Flushes (bounded), then ends the thread; later submits are ignored. A value waiting for
+    /// its retry is tried once more first.
     @discardableResult
     public func close(timeout: Double) -> FlushResult {
+        core.retryNowForClose()
         let result = core.flush(timeout: timeout)
         core.stop()
         return result
@@ -65,6 +86,8 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         public var saves = 0
         public var failures = 0
         public var skippedAsSame = 0
+        /// Attempts that tried a failed value again.
+        public var retries = 0
         public init() {}
     }
 
@@ -75,7 +98,15 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         private let isSame: (@Sendable (Value, Value) -> Bool)?
         private let save: @Sendable (Value) throws -> Void
         private let onError: @Sendable (Error) -> Void
+        private let onRecovered: @Sendable (Int, Value) -> Void
+        private let schedule: RetrySchedule?
         // Guarded by `condition`:
+        /// A value whose save failed, waiting for its retry at `retryAt` (monotonic seconds).
+        private var retryValue: Value?
+        private var retryAt = 0.0
+        private var lastAttempt = 0.0
+        /// Failed attempts since the last successful save.
+        private var failures = 0
         private var pending: Value?
         private var lastSaved: Value?
         private var submittedGeneration = 0
@@ -84,11 +115,43 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         private var stopped = false
         private var stats = Statistics()
 
-        init(isSame: (@Sendable (Value, Value) -> Bool)?, save: @escaping @Sendable (Value) throws -> Void,
-             onError: @escaping @Sendable (Error) -> Void) {
+        init(isSame: (@Sendable (Value, Value) -> Bool)?, retry: RetrySchedule?, save: @escaping @Sendable (Value) throws -> Void,
+             onError: @escaping @Sendable (Error) -> Void, onRecovered: @escaping @Sendable (Int, Value) -> Void) {
             self.isSame = isSame
+            self.schedule = retry
             self.save = save
             self.onError = onError
+            self.onRecovered = onRecovered
+        }
+
+        static func monotonic() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        }
+
+        var unsavedReason: String? {
+            condition.lock(); defer { condition.unlock() }
+            return failures > 0 ? lastError : nil
+        }
+
+        func retrySoon() {
+            condition.lock(); defer { condition.unlock() }
+            guard let schedule, retryValue != nil else { return }
+            retryAt = schedule.retryOnChange(now: Self.monotonic(), scheduled: retryAt, lastAttempt: lastAttempt)
+            condition.broadcast()
+        }
+
+        /// Moves a value waiting for its retry back to pending, as a new generation, so the
+        /// flush that follows waits for this last attempt.
+        func retryNowForClose() {
+            condition.lock(); defer { condition.unlock() }
+            guard let value = retryValue, pending == nil, !stopped else { return }
+            retryValue = nil
+            pending = value
+            submittedGeneration += 1
+            stats.retries += 1
+            condition.broadcast()
         }
 
         var statistics: Statistics {
@@ -108,6 +171,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             condition.lock()
             guard !stopped else { condition.unlock(); return }
             pending = value
+            retryValue = nil  // a newer value supersedes one waiting for its retry
             submittedGeneration += 1
             stats.submitted += 1
             condition.broadcast()
@@ -138,7 +202,19 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             condition.lock()
             while true {
                 if once && pending == nil { break }
-                while pending == nil && !stopped { condition.wait() }
+                while pending == nil && !stopped {
+                    guard let waiting = retryValue else { condition.wait(); continue }
+                    let now = Self.monotonic()
+                    if now >= retryAt {
+                        // The retry is due: the failed value becomes pending again.
+                        retryValue = nil
+                        pending = waiting
+                        submittedGeneration += 1
+                        stats.retries += 1
+                        break
+                    }
+                    _ = condition.wait(until: Condition.deadline(after: retryAt - now))
+                }
                 guard let value = pending else { break }  // stopped with nothing left
                 pending = nil
                 let generation = submittedGeneration
@@ -149,19 +225,34 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                     condition.broadcast()
                     continue
                 }
+                lastAttempt = Self.monotonic()
                 condition.unlock()
                 var failure: Error?
                 do { try save(value) } catch { failure = error }
                 if let failure { onError(failure) }
                 condition.lock()
+                var recoveredAfter = 0
                 if let failure {
                     stats.failures += 1
                     lastError = String(describing: failure)
                     lastSaved = nil  // unknown state on disk: the next value is saved even if equal
+                    failures += 1
+                    if let schedule, pending == nil {
+                        // Only when nothing newer waits: a newer value is saved instead.
+                        retryValue = value
+                        retryAt = Self.monotonic() + schedule.delay(afterFailures: failures)
+                    }
                 } else {
                     stats.saves += 1
                     lastError = nil
                     lastSaved = value
+                    recoveredAfter = failures
+                    failures = 0
+                }
+                if recoveredAfter > 0 {
+                    condition.unlock()
+                    onRecovered(recoveredAfter + 1, value)
+                    condition.lock()
                 }
                 finishedGeneration = generation
                 condition.broadcast()
@@ -175,8 +266,10 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
 extension CoalescingWriter where Value: Equatable {
     /// A writer that skips a value equal to the one last saved.
     public convenience init(name: String = "prefs-writer",
+                            retry: RetrySchedule? = nil,
                             save: @escaping @Sendable (Value) throws -> Void,
-                            onError: @escaping @Sendable (Error) -> Void = { _ in }) {
-        self.init(name: name, isSame: { $0 == $1 }, save: save, onError: onError)
+                            onError: @escaping @Sendable (Error) -> Void = { _ in },
+                            onRecovered: @escaping @Sendable (_ tries: Int, Value) -> Void = { _, _ in }) {
+        self.init(name: name, isSame: { $0 == $1 }, retry: retry, save: save, onError: onError, onRecovered: onRecovered)
     }
 }

@@ -99,7 +99,7 @@ final class FrameLoop {
                 // (no CPU, no timers; without a watchdog the wait has no end).
                 pacer.reset()
                 lastPresentStart = nil
-                let timeout = service.idleTimeout(now: clock.now())
+                let timeout = Self.earlier(service.idleTimeout(now: clock.now()), handlerWake)
                 if waitForEvent(&event, timeout: timeout) == 1 {
                     wokeAt = clock.now()
                     handle(event, app)
@@ -123,11 +123,28 @@ final class FrameLoop {
             }
             screen.presentCursorIfPending(app.frame)
             window.setTitle(summary: app.pageAccessibilitySummary)
-            service.status(app.statusSummary)
             pageShown(app)
+            handlerWake = eventHandler?.passEnded()
+            service.status(status(app))
         }
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
+    }
+
+    /// Seconds until the event handler wants `passEnded` again (nil: no need).
+    private var handlerWake: Double?
+
+    /// systemd's STATUS: the page's summary and the handler's note (an unsaved choice).
+    private func status(_ app: KioskApp) -> String {
+        guard let note = eventHandler?.statusNote else { return app.statusSummary }
+        return app.statusSummary + "; " + note
+    }
+
+    /// The idle wait's timeout (ms, -1 forever) shortened to `seconds` when that is sooner.
+    static func earlier(_ timeout: Int32, _ seconds: Double?) -> Int32 {
+        guard let seconds else { return timeout }
+        let ms = Int32(min(Double(Int32.max / 2), max(0, (seconds * 1000).rounded(.up))))
+        return timeout < 0 ? ms : min(timeout, ms)
     }
 
     /// Tells the event handler where the page is now (window position, viewport).
@@ -166,7 +183,7 @@ final class FrameLoop {
         for o in observers {
             o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
         }
-        if isFirst { service.ready(status: app.statusSummary) }
+        if isFirst { service.ready(status: status(app)) }
         eventHandler?.framePresented()
     }
 

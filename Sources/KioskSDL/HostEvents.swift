@@ -20,11 +20,20 @@ public protocol HostEventHandler: AnyObject {
     /// the page as it is now and where it is on the screen (an accessibility bridge sends what
     /// changed). Default: nothing.
     func pageShown(app: KioskApp, placement: ScreenPlacement)
+    /// At the end of each pass of the loop, on the loop thread: do what is due (e.g. write
+    /// the summary lines of a rate-limited log) and return in how many seconds it wants this
+    /// call again; the idle loop then wakes no later (nil: no need). Default: nil.
+    func passEnded() -> Double?
+    /// A note appended to systemd's STATUS ("…; the choice dark is not saved (trying again)"),
+    /// nil when there is nothing to add. Read after each pass. Default: nil.
+    var statusNote: String? { get }
 }
 
 extension HostEventHandler {
     public func framePresented() {}
     public func pageShown(app: KioskApp, placement: ScreenPlacement) {}
+    public func passEnded() -> Double? { nil }
+    public var statusNote: String? { nil }
 }
 
 /// Wakes the frame loop with a custom event; safe from any thread (SDL_PushEvent is).

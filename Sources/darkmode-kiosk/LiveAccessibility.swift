@@ -134,4 +134,9 @@ final class HostEventHandlers: HostEventHandler {
     func stop() { for h in all { h.stop() } }
     func framePresented() { for h in all { h.framePresented() } }
     func pageShown(app: KioskApp, placement: ScreenPlacement) { for h in all { h.pageShown(app: app, placement: placement) } }
+    func passEnded() -> Double? { all.compactMap { $0.passEnded() }.min() }
+    var statusNote: String? {
+        let notes = all.compactMap(\.statusNote)
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
 }

@@ -5,6 +5,7 @@ import KioskEngine
 import KioskSDL
 import KioskSupport
 import KioskTools
+import LogLimit
 import Synchronization
 
 /// "System" made live in `run`: the appearance sources (desktop portal, light sensor,
@@ -36,6 +37,11 @@ import Synchronization
 /// With `DARKMODE_KIOSK_TIMING=1`, an event that changed the mode, the high contrast or Reduce
 /// Motion is reported with the CLOCK_MONOTONIC times it arrived and the next frame was
 /// presented (`timing: appearance portal|contrast|reduced-motion|preferences file arrived …`).
+///
+/// Every line about something that can repeat — another program's rewrite, a bad file kept
+/// aside, a contrast, motion or text-size flip, the runner's lines, the saver's — goes through
+/// `logs` (a `SharedLogLimiter`: a few lines a minute per cause, then a summary; issue 39,
+/// item 6), whose due summaries are written at the end of a loop pass (`passEnded`) and at stop.
 final class LiveAppearance: HostEventHandler {
     let link: AppearanceLink
     private let reader: PreferencesStore?
@@ -43,6 +49,9 @@ final class LiveAppearance: HostEventHandler {
     private var pendingNotes: [String] = []
     /// The host event code of "an own save is in place".
     static let savedEventCode: Int32 = 0x5053 // "PS"
+    /// The host event code of "a save failed or succeeded after failures" (only wakes the
+    /// loop, whose pass then sends the STATUS with or without `statusNote`).
+    static let saveStateEventCode: Int32 = 0x5057 // "PW"
     /// Told by the writer thread when an own save is in place.
     let ownSaves = OwnSaveSignal()
     /// The latest commit's number (the saver's), read on the loop thread.
@@ -54,9 +63,20 @@ final class LiveAppearance: HostEventHandler {
     /// so the first frame already shows the system's mode.
     static let firstAnswerTimeout = 0.5
 
-    init(settings: RunSettings, store: PreferencesStore?, timing: Bool) {
-        link = AppearanceLink(options: AppearanceRunnerOptions(config: settings.appearance,
-                                                               preferencesPath: settings.preferencesPath))
+    /// The rate-limited log of repeating causes (shared with the saver's lines).
+    let logs: SharedLogLimiter
+    /// Lines per cause and window before they are only counted.
+    static let linesPerCause = 3
+    /// Other rate-limited logs whose summaries this loop writes too (the saver's).
+    var alsoFlushed: [SharedLogLimiter] = []
+    /// For `statusNote`: the saver's note while a choice is not saved.
+    var unsavedNote: () -> String? = { nil }
+
+    init(settings: RunSettings, store: PreferencesStore?, timing: Bool, logs: SharedLogLimiter) {
+        var options = AppearanceRunnerOptions(config: settings.appearance, preferencesPath: settings.preferencesPath)
+        options.logInterval = logs.interval
+        link = AppearanceLink(options: options)
+        self.logs = logs
         reader = settings.preferencesPath.map(PreferencesStore.init(path:))
         self.timing = timing
         let runner = link.runner
@@ -97,10 +117,10 @@ final class LiveAppearance: HostEventHandler {
         guard let reader, ownSaves.generation == latest, followedDuringCommit == latest else { return }
         followedDuringCommit = nil
         let loaded = reader.load()
-        if let d = loaded.diagnostic { StandardError.log(d) }
+        if let d = loaded.diagnostic { logs.note(key: "preferences file unusable", line: d) }
         guard loaded.appearance != app.appearancePreference else { return }
         let dark = app.isDarkMode
-        StandardError.log("preferences file \(reader.path) holds \"\(loaded.appearance.rawValue)\" after the kiosk's save "
+        logs.note(key: "preferences file rewritten during a save", line: "preferences file \(reader.path) holds \"\(loaded.appearance.rawValue)\" after the kiosk's save "
             + "(another program wrote it while the save was pending); following it")
         app.setAppearancePreference(loaded.appearance, at: now)
         if timing && app.isDarkMode != dark {
@@ -108,7 +128,18 @@ final class LiveAppearance: HostEventHandler {
         }
     }
 
-    func stop() { link.stop() }
+    func stop() {
+        link.stop()
+        for l in [logs] + alsoFlushed { l.flushAll() }
+    }
+
+    func passEnded() -> Double? {
+        let all = [logs] + alsoFlushed
+        for l in all { l.flush() }
+        return all.compactMap(\.secondsUntilDue).min()
+    }
+
+    var statusNote: String? { unsavedNote() }
 
     func framePresented() {
         guard !pendingNotes.isEmpty else { return }
@@ -129,26 +160,31 @@ final class LiveAppearance: HostEventHandler {
                 app.setSystemAppearance(a, at: now)
                 if app.isDarkMode != dark { kinds.append("appearance \(a.source?.rawValue ?? "none")") }
                 if app.highContrast != contrast {
-                    StandardError.log("high contrast \(app.highContrast ? "on" : "off"): the desktop portal's contrast changed")
+                    logs.note(key: "high contrast changed",
+                              line: "high contrast \(app.highContrast ? "on" : "off"): the desktop portal's contrast changed")
                     kinds.append("contrast")
                 }
                 if app.textScale != text {
-                    StandardError.log("text size ×\(fixed(app.textScale, 2)): the desktop's text-scaling-factor changed")
+                    logs.note(key: "text size changed", line: "text size ×\(fixed(app.textScale, 2)): the desktop's text-scaling-factor changed")
                 }
                 if app.reduceMotion != reduced {
-                    StandardError.log("reduce motion \(app.reduceMotion ? "on" : "off"): the desktop portal's reduced-motion changed")
+                    logs.note(key: "reduce motion changed",
+                              line: "reduce motion \(app.reduceMotion ? "on" : "off"): the desktop portal's reduced-motion changed")
                     kinds.append("reduced-motion")
                 }
             case .preferencesFileChanged(let path):
-                StandardError.log("preferences file \(path) was changed by another program; following it")
+                logs.note(key: "preferences file changed by another program",
+                          line: "preferences file \(path) was changed by another program; following it")
                 guard let reader else { continue }
                 followedDuringCommit = latestCommit()
                 let loaded = reader.load()
-                if let d = loaded.diagnostic { StandardError.log(d) }
+                if let d = loaded.diagnostic { logs.note(key: "preferences file unusable", line: d) }
                 app.setAppearancePreference(loaded.appearance, at: now)
                 if app.isDarkMode != dark { kinds.append("preferences file") }
             case .log(let line):
-                StandardError.log(line)
+                // The runner limits its bus faults itself; its other lines (a folder gone and
+                // back, a source skipped) are limited here, each distinct line a cause.
+                logs.note(key: line, line: line)
             }
             if timing {
                 for kind in kinds { pendingNotes.append("\(kind) arrived at monotonic \(fixed(arrival.at, 6))") }
@@ -180,6 +216,11 @@ final class OwnSaveSignal: Sendable {
             return s.generation > 0
         }
         if pending { poster.post(code: LiveAppearance.savedEventCode) }
+    }
+
+    /// Wakes the loop so that its next pass sends the STATUS again (any thread).
+    func wake() {
+        state.withLock { $0.poster }?.post(code: LiveAppearance.saveStateEventCode)
     }
 
     /// The save of commit `generation` is in place (any thread).

@@ -9,6 +9,7 @@ import CVersion
 import KioskEngine
 import KioskSupport
 import KioskTools
+import LogLimit
 import KioskSDL
 import AppearanceBus
 import SystemdNotify
@@ -109,15 +110,29 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
     let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
+    // Causes that can repeat log a few lines a minute each, then a summary (issue 39, item 6).
+    let logWindow = RunLogWindow.seconds(processEnvironment())
+    let logs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
+                                now: { AppearanceLink.monotonicSeconds() }, log: { StandardError.log($0) })
+    let saveLogs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
+                                    now: { AppearanceLink.monotonicSeconds() }, log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) })
     let live = LiveAppearance(settings: settings, store: store,
-                              timing: processEnvironment()["DARKMODE_KIOSK_TIMING"].map { !$0.isEmpty && $0 != "0" } ?? false)
+                              timing: processEnvironment()["DARKMODE_KIOSK_TIMING"].map { !$0.isEmpty && $0 != "0" } ?? false,
+                              logs: logs)
+    live.alsoFlushed = [saveLogs]
     live.start(preferencesPath: settings.preferencesPath)
     defer { live.stop() }
     StartupTrace.mark("sources")
+    // A failed save is tried again on a backoff and when the folder changes (issue 39, item 3).
     let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
-                                             log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) },
-                                             onSaved: { [signal = live.ownSaves] in signal.finished(generation: $0) }) }
-    if let saver { live.latestCommit = { saver.latestGeneration } }
+                                             log: { saveLogs.note(key: "preferences save", line: $0) },
+                                             onSaved: { [signal = live.ownSaves] in signal.finished(generation: $0) },
+                                             onStateChange: { [signal = live.ownSaves] in signal.wake() }) }
+    if let saver {
+        live.latestCommit = { saver.latestGeneration }
+        live.unsavedNote = { saver.unsavedNote }
+        live.link.runner.onFolderActivity { saver.retrySoon() }
+    }
     let host = HostOptions(windowed: settings.windowed, size: settings.size,
                            rotation: settings.rotate, scale: settings.scale, calibration: settings.calibration)
     // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
@@ -145,8 +160,19 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
         return app
     }, onCommit: { saver?.commit($0) }, eventHandler: HostEventHandlers([live, access]), beforeExit: { _ = saver?.close(timeout: 2) })
+    // The exit flush (above, before the window closes; again here for the paths without it):
+    // a choice still not on disk after its last try is named in one line.
     if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
     return status
+}
+
+/// The window of the rate-limited log (`SharedLogLimiter`): a minute;
+/// `DARKMODE_KIOSK_TEST_LOG_WINDOW_S=N` (1 to 3600) shortens it for a test.
+enum RunLogWindow {
+    static func seconds(_ environment: [String: String]) -> Double {
+        guard let v = environment["DARKMODE_KIOSK_TEST_LOG_WINDOW_S"], let s = Double(v), s.isFinite, s >= 1 else { return 60 }
+        return min(s, 3600)
+    }
 }
 
 /// The process environment as a dictionary (what `RunSettings` reads XDG paths from).

@@ -210,4 +210,66 @@ import Appearance
         r.stop()
         #expect(rec.logs.filter { $0.contains("cannot watch /nonexistent/appearance") }.count == 1)
     }
+
+    /// Issue 39, item 3: the folder's mode changing or an entry removed wakes a save waiting
+    /// for its retry (`onFolderActivity`); the store's own temporary files do not; a file
+    /// removed is not taken for another program's rewrite.
+    @Test func folderActivityIsReportedButNotTheStoresOwnTemporaries() throws {
+        let folder = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/preferences.json"
+        replace(path, #"{"appearance": "light"}"#)
+        FileManager.default.createFile(atPath: folder + "/filler", contents: Data("x".utf8))
+        let rec = Recorder()
+        let r = watching(folder, rec)
+        defer { r.stop() }
+        final class Count: @unchecked Sendable {
+            let lock = NSLock(); var n = 0
+            func add() { lock.lock(); n += 1; lock.unlock() }
+            var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+        }
+        let activity = Count()
+        r.onFolderActivity { activity.add() }
+        func settles(_ wanted: (Int) -> Bool) -> Bool {
+            for _ in 0..<200 { if wanted(activity.value) { return true }; usleep(10_000) }
+            return wanted(activity.value)
+        }
+        // The store's own temporary file, made and removed: nothing.
+        let tmp = folder + "/.preferences.json.tmp-0123456789abcdef"
+        // (plain open/write: Foundation's createFile writes a temporary file of its own first)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(fd >= 0)
+        _ = write(fd, "{}", 2)
+        close(fd)
+        unlink(tmp)
+        usleep(300_000)
+        #expect(activity.value == 0)
+        // chmod of the folder (IN_ATTRIB).
+        #expect(chmod(folder, 0o700) == 0)
+        #expect(settles { $0 >= 1 }, "chmod of the folder was not reported")
+        // Space freed: a file removed in the folder.
+        let before = activity.value
+        #expect(unlink(folder + "/filler") == 0)
+        #expect(settles { $0 > before }, "a removed entry was not reported")
+        // Neither is a change of the file.
+        usleep(200_000)
+        #expect(rec.fileChanges.isEmpty)
+    }
+
+    /// The folder does not exist (its parent could not be written): the parent's mode
+    /// changing is reported, so the save that would create the folder is tried again.
+    @Test func theParentsModeIsReportedWhileTheFolderIsMissing() throws {
+        let parent = try makeFolder()
+        defer { try? FileManager.default.removeItem(atPath: parent) }
+        let rec = Recorder()
+        let r = watching(parent + "/state", rec)
+        defer { r.stop() }
+        final class Flag: @unchecked Sendable { let lock = NSLock(); var n = 0 }
+        let flag = Flag()
+        r.onFolderActivity { flag.lock.lock(); flag.n += 1; flag.lock.unlock() }
+        #expect(chmod(parent, 0o700) == 0)
+        var seen = 0
+        for _ in 0..<200 { flag.lock.lock(); seen = flag.n; flag.lock.unlock(); if seen > 0 { break }; usleep(10_000) }
+        #expect(seen > 0, "chmod of the parent was not reported")
+    }
 }

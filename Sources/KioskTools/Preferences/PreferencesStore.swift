@@ -93,6 +93,15 @@ public final class PreferencesStore {
     }
     /// True when the last `save` put a new file in place.
     public private(set) var lastSaveWritten = false
+    /// Why the last `save` failed (its diagnostic without "; the mode is kept in memory"),
+    /// whether or not it was reported; nil after a save that put the file in place.
+    public private(set) var lastFailure: String?
+    /// How many `.bad-*` files are kept in the folder: the newest; older ones are removed when
+    /// another is kept aside (issue 39, item 6: a tool writing garbage 50 times a second made
+    /// 2,922 of them, 12 MB, in a minute).
+    public static let keptBadFiles = 3
+    /// Older `.bad-*` files this store removed since it was made (said in its log lines).
+    public private(set) var removedBadFiles = 0
     /// Seconds since the epoch, for `.bad-<timestamp>` names; replaceable in tests.
     var now: () -> Int = { Int(time(nil)) }
     /// `renameat(2)` within the folder, replaceable in tests to simulate a bad file that cannot
@@ -142,7 +151,7 @@ public final class PreferencesStore {
             var message = "preferences file \(path) \(what); following the system appearance (the default)"
             switch keepAside(dfd) {
             case .success(let kept):
-                message += "; the bad file was kept as \(kept)"
+                message += "; the bad file was kept as \(kept)\(removedNote)"
             case .failure(let reason):
                 savingDisabledReason = "the bad preferences file \(path) could not be moved aside"
                 message += "; it could not be moved aside (\(reason)), so it will not be overwritten: changes are kept in memory only"
@@ -239,19 +248,67 @@ public final class PreferencesStore {
     }
 
     /// Renames the entry (never its link destination) to `<name>.bad-<UTC timestamp>` (plus
-    /// `-2`, `-3`, … if taken), within the folder.
+    /// `-2`, `-3`, … within the same second: one more than the highest there), within the
+    /// folder; then removes all but the newest `keptBadFiles` of them.
     private func keepAside(_ dfd: Int32) -> Result<String, FileAsideError> {
-        let base = "\(fileName).bad-\(FileIO.utcTimestamp(now()))"
-        var candidate = base
-        var n = 1
+        let stamp = FileIO.utcTimestamp(now())
+        let base = "\(fileName).bad-\(stamp)"
+        let existing = badFiles(dfd)
+        var n = existing.filter { $0.stamp == stamp }.map(\.number).max() ?? 0
+        var candidate = n == 0 ? base : "\(base)-\(n + 1)"
         var st = stat()
         while fstatat(dfd, candidate, &st, AT_SYMLINK_NOFOLLOW) == 0 {
             n += 1
-            guard n < 1000 else { return .failure(FileAsideError(reason: "too many kept files")) }
-            candidate = "\(base)-\(n)"
+            guard n < 100_000 else { return .failure(FileAsideError(reason: "too many kept files")) }
+            candidate = "\(base)-\(n + 1)"
         }
         guard renameFile(dfd, fileName, candidate) == 0 else { return .failure(FileAsideError(reason: FileIO.errorText(errno))) }
+        pruneBadFiles(dfd)
         return .success(FileIO.join(folderPath, candidate))
+    }
+
+    /// One kept-aside file: `<name>.bad-<stamp>` or `<name>.bad-<stamp>-<number>` (number 1 for none).
+    struct BadFile: Equatable {
+        var name: String
+        var stamp: String
+        var number: Int
+    }
+
+    /// The kept-aside files in the folder (names of that form only; anything else is left alone).
+    func badFiles(_ dfd: Int32) -> [BadFile] {
+        let prefix = "\(fileName).bad-"
+        var found: [BadFile] = []
+        forEachEntry(dfd) { name in
+            guard name.hasPrefix(prefix) else { return }
+            let rest = name.dropFirst(prefix.count)
+            let stamp = rest.prefix(16)  // YYYYMMDDTHHMMSSZ
+            guard stamp.count == 16, stamp.last == "Z" else { return }
+            let tail = rest.dropFirst(16)
+            if tail.isEmpty {
+                found.append(BadFile(name: name, stamp: String(stamp), number: 1))
+            } else if tail.first == "-", let n = Int(tail.dropFirst()), n > 1 {
+                found.append(BadFile(name: name, stamp: String(stamp), number: n))
+            }
+        }
+        return found
+    }
+
+    /// Removes kept-aside regular files (and links) beyond the newest `keptBadFiles`.
+    private func pruneBadFiles(_ dfd: Int32) {
+        let all = badFiles(dfd).sorted { ($0.stamp, $0.number) < ($1.stamp, $1.number) }
+        guard all.count > Self.keptBadFiles else { return }
+        for f in all.dropLast(Self.keptBadFiles) {
+            var st = stat()
+            guard fstatat(dfd, f.name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            let kind = st.st_mode & S_IFMT
+            guard kind == S_IFREG || kind == S_IFLNK else { continue }  // a folder or device is left alone
+            if unlinkat(dfd, f.name, 0) == 0 { removedBadFiles += 1 }
+        }
+    }
+
+    /// For a log line: how many older bad files were removed so far.
+    private var removedNote: String {
+        removedBadFiles == 0 ? "" : " (only the newest \(Self.keptBadFiles) bad files are kept; \(removedBadFiles) older ones removed since the kiosk started)"
     }
 
     private struct FileAsideError: Error, CustomStringConvertible {
@@ -275,6 +332,7 @@ public final class PreferencesStore {
     /// not been reported yet; nil otherwise. The caller keeps running with the mode in memory.
     @discardableResult
     public func save(values: JSONObject) -> String? {
+        lastSaveWritten = false
         for m in values.members { ownValues[m.key] = m.value }
         if let reason = savingDisabledReason { return reportOnce("not saving preferences: \(reason)") }
         if let tooLong = Self.lengthProblem(path) {
@@ -314,7 +372,7 @@ public final class PreferencesStore {
         case .bad(let what):
             switch keepAside(dfd) {
             case .success(let kept):
-                note = "preferences file \(path) \(what) (changed while the kiosk ran); the bad file was kept as \(kept) and a new file written"
+                note = "preferences file \(path) \(what) (changed while the kiosk ran); the bad file was kept as \(kept)\(removedNote) and a new file written"
             case .failure(let reason):
                 return reportOnce("not saving preferences: the file \(path) \(what) and could not be moved aside (\(reason)), so it is not overwritten; the mode is kept in memory")
             }
@@ -330,12 +388,15 @@ public final class PreferencesStore {
             try writer.write(bytes, name: fileName, folder: dfd, folderPath: folderPath)
             failureReported = false
             lastSaveWritten = true
+            lastFailure = nil
             return note
         } catch {
             if error.step == .syncFolder {
                 // The new file is in place; only its durability across power loss is in doubt.
                 lastSaveWritten = true
-                return note ?? reportOnce("preferences saved to \(path), but \(error)")
+                let line = note ?? reportOnce("preferences saved to \(path), but \(error)")
+                lastFailure = nil
+                return line
             }
             removeFolders(created)
             return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
@@ -343,6 +404,8 @@ public final class PreferencesStore {
     }
 
     private func reportOnce(_ message: String) -> String? {
+        let suffix = "; the mode is kept in memory"
+        lastFailure = message.hasSuffix(suffix) ? String(message.dropLast(suffix.count)) : message
         guard !failureReported else { return nil }
         failureReported = true
         return message
@@ -371,19 +434,27 @@ public final class PreferencesStore {
     /// a minute, so a concurrent writer's file is left alone). Never follows links.
     private func removeStaleTemporaries(_ dfd: Int32) {
         let prefix = ".\(fileName).tmp-"
-        let dupfd = dup(dfd)
-        guard dupfd >= 0, let dir = fdopendir(dupfd) else { if dupfd >= 0 { close(dupfd) }; return }
-        defer { closedir(dir) }
         let cutoff = now() - 60
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name.hasPrefix(prefix) else { continue }
+        forEachEntry(dfd) { name in
+            guard name.hasPrefix(prefix) else { return }
             var st = stat()
             if fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG, Int(st.st_mtim.tv_sec) < cutoff {
                 unlinkat(dfd, name, 0)
             }
+        }
+    }
+
+    /// Calls `body` with each entry name of the folder `dfd` (read through a duplicate).
+    private func forEachEntry(_ dfd: Int32, _ body: (String) -> Void) {
+        let dupfd = dup(dfd)
+        guard dupfd >= 0, let dir = fdopendir(dupfd) else { if dupfd >= 0 { close(dupfd) }; return }
+        defer { closedir(dir) }
+        rewinddir(dir)
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            body(name)
         }
     }
 
