@@ -2,6 +2,7 @@ import CSDL2
 import KioskEngine
 import KioskSupport
 import SystemdNotify
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -119,6 +120,11 @@ public enum SDLHost {
         StartupTrace.mark("page taken")
         let exit = loop.run(prebuilt: prebuilt, makeApp: makeApp)
         if let line = exit.logLine { Diagnostics.printError(line) }
+        // SIGHUP and SIGQUIT arrive as SIGTERM (`ProcessSetup`): say which one stopped it.
+        if case .signal = exit, ProcessSetup.forwardedStop != 0 {
+            Diagnostics.printError("darkmode-kiosk: \(ProcessSetup.signalName(ProcessSetup.forwardedStop)) received: "
+                                   + "stopping as for SIGTERM", priority: .info)
+        }
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
         return exit.status
         }
@@ -141,6 +147,8 @@ public enum SDLHost {
         // OpenGL texture behind SDL's back: that would load a GL stack (software Mesa on a
         // board without GPU: ~60 MB and a full-screen upload per frame) for nothing.
         SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        // Threads SDL starts get the kiosk's stack size, not the one RLIMIT_STACK gave.
+        SDL_SetHint(SDL_HINT_THREAD_STACK_SIZE, "\(ThreadStacks.bytes)")
         // Keep SDL's SIGINT/SIGTERM → SDL_QUIT handlers (the default; `QuitSignal` records
         // which signal came) and its screensaver inhibition (a kiosk screen must not blank).
     }

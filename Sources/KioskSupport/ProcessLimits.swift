@@ -1,3 +1,4 @@
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,5 +46,29 @@ public enum ProcessLimits {
         let mib = { (v: UInt64) in "\(v / (1024 * 1024)) MiB" }
         return "not enough memory for \(what): it needs about \(mib(UInt64(bytes))) more, and the address-space limit "
             + "(ulimit -v, LimitAS=) is \(mib(UInt64(limit.rlim_cur)))"
+    }
+
+    /// Stack `run` needs on its main thread: the frame loop, and fontconfig's parser when the
+    /// page is built there (no size known before the window). The same as every helper thread
+    /// gets (`ThreadStacks.bytes`, 1 MiB: 8 times the 128 KiB a full run was measured to pass
+    /// with); the main thread's stack is the `RLIMIT_STACK` soft limit itself.
+    public static let stackForRun = ThreadStacks.bytes
+
+    /// Raises the soft stack limit when it is below `minimum` and the hard limit allows (to
+    /// 8 MiB, the usual default, when the hard limit allows that); one line when even the hard
+    /// limit is too low. Threads are not affected (`ThreadStacks` sizes them).
+    public static func ensureStack(minimum: Int) -> String? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_STACK.rawValue), &limit) == 0 else { return nil }
+        if limit.rlim_cur >= rlim_t(minimum) { return nil }
+        let soft = limit.rlim_cur
+        if limit.rlim_max >= rlim_t(minimum) {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, rlim_t(max(minimum, 8 << 20)))
+            if setrlimit(Int32(RLIMIT_STACK.rawValue), &raised) == 0 { return nil }
+        }
+        let kib = { (v: rlim_t) in v == rlim_t.max ? "unlimited" : "\(v / 1024) KiB" }
+        return "the stack limit is \(kib(soft)) (ulimit -s; hard limit \(kib(limit.rlim_max))): the kiosk needs at least "
+            + "\(minimum / 1024) KiB of stack; raise it (ulimit -s \(minimum / 1024), or LimitSTACK= in the unit)"
     }
 }
