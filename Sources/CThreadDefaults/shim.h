@@ -4,7 +4,9 @@
 /* The stack size glibc gives a thread created without attributes (or with attributes whose
    stack size is unset: SDL's, libdbus's, the Swift runtime's). glibc takes it from
    RLIMIT_STACK when the process starts (`ulimit -s 64` → 64 KiB threads); these GNU calls,
-   which Swift's Glibc module does not show, read and set it. For Sources/Threads/ThreadStacks.swift. */
+   which Swift's Glibc module does not show, read and set it; and glibc's malloc arenas, which
+   cost address space per thread. For Sources/Threads/ThreadStacks.swift. */
+#include <malloc.h>
 #include <pthread.h>
 #include <stddef.h>
 
@@ -30,6 +32,12 @@ static inline int dmk_set_default_thread_stack(size_t bytes) {
     if (rc == 0) rc = pthread_setattr_default_np(&attr);
     pthread_attr_destroy(&attr);
     return rc;
+}
+
+/* One malloc arena for every thread (M_ARENA_MAX): glibc otherwise gives threads arenas of
+   their own, each reserving 64 MiB of address space. 1 when set. */
+static inline int dmk_single_malloc_arena(void) {
+    return mallopt(M_ARENA_MAX, 1);
 }
 
 #endif

@@ -91,6 +91,14 @@ public enum SDLHost {
                 notifier.stopping(status: exit.logLine ?? "display lost")
             }
         }
+        // Under an address-space limit too low for the page, one line before fonts load
+        // (fontconfig crashed when an allocation failed there) or a frame is drawn.
+        if let predicted = KioskWindow.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted) {
+            let exit = HostExit.failure(problem)
+            if let line = exit.logLine { Diagnostics.printError(line) }
+            service.stopping(status: exit.logLine ?? "failed")
+            return exit.status
+        }
         return withoutActuallyEscaping(makeApp) { makeApp in
         // The first page is built and drawn on a second thread while the window (and, on
         // Wayland, the GL stack) loads.

@@ -45,3 +45,19 @@ public enum ThreadStacks {
         return pthread_create(&thread, &attr, start, argument)
     }
 }
+
+/// glibc's malloc gives threads that allocate at the same time arenas of their own, each
+/// reserving 64 MiB of address space: harmless without a limit, but under `ulimit -v` /
+/// `LimitAS=` they were most of what the kiosk needed (a full run at 1920x1080 passed from
+/// about 262 MiB with them, from about 71 MiB with one arena; docs/reliability.md, round four).
+public enum MallocArenas {
+    /// When an address-space limit is set, one arena for all threads (`M_ARENA_MAX` 1; the
+    /// kiosk's threads seldom allocate at once: frames draw into pooled pixmaps). Call before
+    /// any thread starts. True when it was set.
+    @discardableResult
+    public static func useOneUnderAddressSpaceLimit() -> Bool {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return false }
+        return dmk_single_malloc_arena() == 1
+    }
+}

@@ -26,6 +26,8 @@ func main() -> Int32 {
     // Before any thread starts: threads that libraries create without a size get at least
     // the stack the kiosk's own get, whatever RLIMIT_STACK was at start.
     ThreadStacks.setProcessDefault()
+    // Under an address-space limit, no 64 MiB malloc arena per thread (see `MallocArenas`).
+    MallocArenas.useOneUnderAddressSpaceLimit()
     let command: KioskCommand
     do {
         command = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
