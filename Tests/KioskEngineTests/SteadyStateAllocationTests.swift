@@ -51,7 +51,7 @@ import Testing
         return LargeAllocations.count
     }
 
-    @Test(arguments: [(1280, 800, 1.0), (1920, 1080, 1.5)])
+    @Test(arguments: [(1280, 800, 1.0), (1920, 1080, 1.5), (800, 1280, 2.0)])
     func repeatedInteractionsMakeNoLargeBuffers(width: Int, height: Int, scale: Double) {
         let options = KioskOptions(pixelWidth: width, pixelHeight: height, scale: scale,
                                    typesetter: EstimatingTypesetter(drawsBoxes: true))
