@@ -96,6 +96,8 @@ let package = Package(
         .target(name: "CVersion", cSettings: [.define("DARKMODE_KIOSK_VERSION", to: "\"\(kioskVersion)\"")]),
         // The virtual terminal's KD mode (ioctl, which Swift cannot call; a header only).
         .systemLibrary(name: "CConsole"),
+        // The default stack size of new threads (GNU pthread calls Swift's Glibc does not show; a header only).
+        .systemLibrary(name: "CThreadDefaults"),
 
         // The rasterizer, text on top of it, and the component.
         .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore"], swiftSettings: rasterSettings),
@@ -106,21 +108,21 @@ let package = Package(
         .target(name: "Appearance"),
         // Log lines for causes that repeat, rate-limited per cause (pure; the standard library only).
         .target(name: "LogLimit"),
-        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "LogLimit"]),
+        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "LogLimit", "Threads"]),
         // Screen readers: the page's AT-SPI2 tree on the accessibility bus (sd-bus), on its own thread.
-        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd"]),
+        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd", "Threads"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
         .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster", "Appearance"]),
         // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
-        .target(name: "KioskSupport", dependencies: ["Raster"]),
+        .target(name: "KioskSupport", dependencies: ["Raster", "Threads"]),
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
         // background writer for preference saves.
         .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
         .target(name: "CoalescingWriter", dependencies: ["Threads"]),
         // pthreads for the writer and for frames drawn on more than one core.
-        .target(name: "Threads"),
+        .target(name: "Threads", dependencies: ["CThreadDefaults"]),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.

@@ -2,6 +2,7 @@ import CSystemd
 import Glibc
 import KioskEngine
 import Synchronization
+import Threads
 
 /// Where the provider finds its buses and how it names itself.
 public struct AccessibilityProviderOptions: Sendable {
@@ -116,7 +117,7 @@ public final class AccessibilityProvider: Sendable {
         guard ok else { return false }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let r = pthread_create(&thread, nil, { ctx in
+        let r = ThreadStacks.create(&thread, { ctx in
             let p = Unmanaged<AccessibilityProvider>.fromOpaque(ctx!).takeRetainedValue()
             p.threadMain()
             return nil

@@ -2,6 +2,7 @@ import Appearance
 import CSystemd
 import Glibc
 import Synchronization
+import Threads
 
 /// What the runner tells the host, on the runner's thread. The host turns each into an SDL user
 /// event (or similar) and handles it on its own loop.
@@ -127,12 +128,9 @@ public final class AppearanceRunner: Sendable {
             return true
         }
         guard ok else { return false }
-        var attr = pthread_attr_t()
-        pthread_attr_init(&attr)
-        defer { pthread_attr_destroy(&attr) }
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
-        let r = pthread_create(&thread, &attr, { ctx in
+        let r = ThreadStacks.create(&thread, { ctx in
             let runner = Unmanaged<AppearanceRunner>.fromOpaque(ctx!).takeRetainedValue()
             runner.threadMain()
             return nil

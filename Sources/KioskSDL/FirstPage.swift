@@ -1,5 +1,6 @@
 import KioskEngine
 import KioskSupport
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,7 @@ final class FirstPage: @unchecked Sendable {
         geometry = v.geometry
         self.clock = clock
         let box = Unmanaged.passRetained(self).toOpaque()
-        started = pthread_create(&thread, nil, { raw in
+        started = ThreadStacks.create(&thread, { raw in
             let me = Unmanaged<FirstPage>.fromOpaque(raw!).takeRetainedValue()
             StartupTrace.mark("page thread")
             let app = me.make(me.geometry)

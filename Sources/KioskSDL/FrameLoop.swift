@@ -65,6 +65,7 @@ final class FrameLoop {
     /// Runs until quit; returns why it ended. The app is `prebuilt` (re-laid out if the window
     /// came out another size), or made by `makeApp` for the page geometry.
     func run(prebuilt: KioskApp?, makeApp: (PageGeometry) -> KioskApp) -> HostExit {
+        if let problem = Self.addressSpaceProblem(screen.viewport) { return .failure(problem) }
         guard screen.setViewport(screen.viewport, prepare: true) else {
             return .failure("cannot prepare the presenter for a \(screen.viewport.pagePixelWidth)x\(screen.viewport.pagePixelHeight) page")
         }
@@ -278,6 +279,13 @@ final class FrameLoop {
         let next = window.measureViewport()
         guard next != viewport else { return }
         let resized = next.geometry != viewport.geometry
+        // A larger output: under an address-space limit, one clear line and exit 1 rather than
+        // an allocation failure in the resize or a frame after it.
+        if next.outputWidth * next.outputHeight > viewport.outputWidth * viewport.outputHeight,
+           let problem = Self.addressSpaceProblem(next) {
+            exit = .failure(problem)
+            return
+        }
         if resized {
             cancelPointers(app)
             app.resize(pixelWidth: next.pagePixelWidth, pixelHeight: next.pagePixelHeight, scale: next.scale)
@@ -286,6 +294,18 @@ final class FrameLoop {
             exit = .failure("cannot prepare the presenter for a \(next.pagePixelWidth)x\(next.pagePixelHeight) page")
         }
     }
+
+    /// The line for an address-space limit (`ulimit -v`, `LimitAS=`) too low for an output of
+    /// this size (`ProcessLimits.addressSpaceForRun`, from what was mapped at the first check);
+    /// nil without a limit or when it is enough. Main thread only.
+    static func addressSpaceProblem(_ v: Viewport) -> String? {
+        let mapped = mappedAtFirstCheck ?? (ProcessMemory.virtualKB() ?? 0) * 1024
+        mappedAtFirstCheck = mapped
+        return ProcessLimits.addressSpaceShortfall(need: ProcessLimits.addressSpaceForRun(pixels: v.outputWidth * v.outputHeight,
+                                                                                         mappedNow: mapped),
+                                                   for: "a \(v.outputWidth)x\(v.outputHeight) output")
+    }
+    nonisolated(unsafe) private static var mappedAtFirstCheck: Int?
 
     // MARK: libinput
 

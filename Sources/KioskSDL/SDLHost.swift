@@ -2,6 +2,7 @@ import CSDL2
 import KioskEngine
 import KioskSupport
 import SystemdNotify
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,6 +91,14 @@ public enum SDLHost {
                 notifier.stopping(status: exit.logLine ?? "display lost")
             }
         }
+        // Under an address-space limit too low for the page, one line before fonts load
+        // (fontconfig crashed when an allocation failed there) or a frame is drawn.
+        if let predicted = KioskWindow.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted) {
+            let exit = HostExit.failure(problem)
+            if let line = exit.logLine { Diagnostics.printError(line) }
+            service.stopping(status: exit.logLine ?? "failed")
+            return exit.status
+        }
         return withoutActuallyEscaping(makeApp) { makeApp in
         // The first page is built and drawn on a second thread while the window (and, on
         // Wayland, the GL stack) loads.
@@ -119,6 +128,11 @@ public enum SDLHost {
         StartupTrace.mark("page taken")
         let exit = loop.run(prebuilt: prebuilt, makeApp: makeApp)
         if let line = exit.logLine { Diagnostics.printError(line) }
+        // SIGHUP and SIGQUIT arrive as SIGTERM (`ProcessSetup`): say which one stopped it.
+        if case .signal = exit, ProcessSetup.forwardedStop != 0 {
+            Diagnostics.printError("darkmode-kiosk: \(ProcessSetup.signalName(ProcessSetup.forwardedStop)) received: "
+                                   + "stopping as for SIGTERM", priority: .info)
+        }
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
         return exit.status
         }
@@ -141,6 +155,8 @@ public enum SDLHost {
         // OpenGL texture behind SDL's back: that would load a GL stack (software Mesa on a
         // board without GPU: ~60 MB and a full-screen upload per frame) for nothing.
         SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        // Threads SDL starts get the kiosk's stack size, not the one RLIMIT_STACK gave.
+        SDL_SetHint(SDL_HINT_THREAD_STACK_SIZE, "\(ThreadStacks.bytes)")
         // Keep SDL's SIGINT/SIGTERM → SDL_QUIT handlers (the default; `QuitSignal` records
         // which signal came) and its screensaver inhibition (a kiosk screen must not blank).
     }

@@ -19,6 +19,9 @@ final class VTSwitch {
         return p
     }()
 
+    /// `SI_KERNEL`: the si_code of a signal the kernel sent (glibc's value on Linux).
+    static let kernelCode: Int32 = 0x80
+
     private let tty: Int32
     private var previous = (sigaction(), sigaction())
     private var closed = false
@@ -31,11 +34,16 @@ final class VTSwitch {
         self.tty = tty
         if Self.pipeFDs[0] < 0, cdrm_pipe(Self.pipeFDs) != 0 { return nil }
         var act = sigaction()
-        act.__sigaction_handler.sa_handler = { sig in
+        // Only the kernel's requests count: a SIGUSR1 sent with kill(2) by any process of the
+        // same user (or root) would otherwise drop DRM master and freeze the page until a
+        // SIGUSR2. The VT layer sends its signals privileged (si_code SI_KERNEL); those of
+        // kill/sigqueue carry SI_USER/SI_QUEUE and are ignored, as everywhere else.
+        act.__sigaction_handler.sa_sigaction = { sig, info, _ in
+            guard let info, info.pointee.si_code == VTSwitch.kernelCode else { return }
             var b: UInt8 = sig == SIGUSR1 ? 1 : 2
             _ = write(VTSwitch.pipeFDs[1], &b, 1)
         }
-        act.sa_flags = SA_RESTART
+        act.sa_flags = SA_RESTART | SA_SIGINFO
         sigemptyset(&act.sa_mask)
         sigaction(SIGUSR1, &act, &previous.0)
         sigaction(SIGUSR2, &act, &previous.1)

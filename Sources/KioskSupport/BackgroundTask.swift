@@ -1,3 +1,4 @@
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,7 +51,7 @@ private final class ThreadBody: @unchecked Sendable {
 private func startThread(_ body: ThreadBody) -> pthread_t? {
     let raw = Unmanaged.passRetained(body).toOpaque()
     var t = pthread_t()
-    let rc = pthread_create(&t, nil, { p in
+    let rc = ThreadStacks.create(&t, { p in
         Unmanaged<ThreadBody>.fromOpaque(p!).takeRetainedValue().run()
         return nil
     }, raw)

@@ -1,3 +1,4 @@
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,5 +46,68 @@ public enum ProcessLimits {
         let mib = { (v: UInt64) in "\(v / (1024 * 1024)) MiB" }
         return "not enough memory for \(what): it needs about \(mib(UInt64(bytes))) more, and the address-space limit "
             + "(ulimit -v, LimitAS=) is \(mib(UInt64(limit.rlim_cur)))"
+    }
+
+    /// Stack `run` needs on its main thread: the frame loop, and fontconfig's parser when the
+    /// page is built there (no size known before the window). The same as every helper thread
+    /// gets (`ThreadStacks.bytes`, 1 MiB: 8 times the 128 KiB a full run was measured to pass
+    /// with); the main thread's stack is the `RLIMIT_STACK` soft limit itself.
+    public static let stackForRun = ThreadStacks.bytes
+
+    /// Raises the soft stack limit when it is below `minimum` and the hard limit allows (to
+    /// 8 MiB, the usual default, when the hard limit allows that); one line when even the hard
+    /// limit is too low. Threads are not affected (`ThreadStacks` sizes them).
+    public static func ensureStack(minimum: Int) -> String? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_STACK.rawValue), &limit) == 0 else { return nil }
+        if limit.rlim_cur >= rlim_t(minimum) { return nil }
+        let soft = limit.rlim_cur
+        if limit.rlim_max >= rlim_t(minimum) {
+            var raised = limit
+            raised.rlim_cur = min(limit.rlim_max, rlim_t(max(minimum, 8 << 20)))
+            if setrlimit(Int32(RLIMIT_STACK.rawValue), &raised) == 0 { return nil }
+        }
+        let kib = { (v: rlim_t) in v == rlim_t.max ? "unlimited" : "\(v / 1024) KiB" }
+        return "the stack limit is \(kib(soft)) (ulimit -s; hard limit \(kib(limit.rlim_max))): the kiosk needs at least "
+            + "\(minimum / 1024) KiB of stack; raise it (ulimit -s \(minimum / 1024), or LimitSTACK= in the unit)"
+    }
+
+    /// Address space `run` needs in all, in bytes, for an output of `pixels` pixels, when
+    /// `mappedNow` bytes are mapped at the check (after SDL_Init, before the fonts, the page
+    /// and the window: the libraries of the display's driver are then counted as they are):
+    /// what is mapped now, plus `addressSpaceGrowthBase`, plus `addressSpacePerPixel` a pixel.
+    ///
+    /// Measured with one malloc arena (`MallocArenas`, in force under a limit): a full run
+    /// (start, 3 × taps on both toggles, drags both ways and the "Use System Setting" button, so
+    /// the page cross-fades between themes; `--threads 2`; X11 under Xvfb) mapped at the check
+    /// 44,640 kB at every size, and at its peak (VmPeak) 60,468 kB at 1024x768, 70,532 kB at
+    /// 1920x1080 and 119,152 kB at 3840x2160; the smallest `ulimit -v` it passed at (4 MiB
+    /// steps) was 72,500 kB at 1920x1080 and 121,093 kB at 3840x2160. Growth after the check:
+    /// 9.5 MiB plus 8.0 bytes a pixel (the frame and X11's shared-memory image); `--threads 8`
+    /// adds 8 MiB (a 1 MiB stack and pools a lane). Under cage (Wayland, shared memory) at
+    /// 1280x720 the growth was 13.1 MiB, inside the same fit. The margins: 32 MiB for the fixed
+    /// part (3.4 times the 9.5 measured: eight lanes, the buses, libinput), 14 bytes a pixel (KMS/DRM
+    /// maps two dumb buffers beside the frame: 12).
+    public static func addressSpaceForRun(pixels: Int, mappedNow: Int) -> Int {
+        mappedNow + addressSpaceGrowthBase + addressSpacePerPixel * max(0, pixels)
+    }
+
+    /// What `run` maps after the check whatever the page's size: fonts (FreeType maps the
+    /// faces) and fontconfig's caches, helper threads' stacks, the malloc heap, sprite caches.
+    public static let addressSpaceGrowthBase = 32 << 20
+
+    /// Bytes per output pixel mapped after the check: the frame, the presenter's buffers (XShm,
+    /// DRM dumb buffers, Wayland shared memory).
+    public static let addressSpacePerPixel = 14
+
+    /// One line when an address-space limit (`ulimit -v`, `LimitAS=`) is set below `need`
+    /// bytes, which `what` (e.g. "a 1920x1080 page") needs; nil when there is none or it is enough.
+    public static func addressSpaceShortfall(need: Int, for what: String) -> String? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        if limit.rlim_cur >= rlim_t(need) { return nil }
+        let mib = (need + (1 << 20) - 1) >> 20
+        return "the address-space limit is \(limit.rlim_cur >> 20) MiB (ulimit -v, LimitAS=): the kiosk needs at least "
+            + "\(mib) MiB for \(what); raise it (ulimit -v \(mib * 1024), or LimitAS=\(mib)M in the unit)"
     }
 }

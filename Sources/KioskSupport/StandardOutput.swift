@@ -43,10 +43,17 @@ public enum ProcessSetup {
     ///   message written there would corrupt it).
     /// - Ignores SIGPIPE: a write to a closed pipe fails with EPIPE and is reported as an error
     ///   (`StandardOutput`), instead of killing the process silently.
-    /// - Makes SIGQUIT a clean quit like SIGTERM (instead of the Swift runtime's crash report):
-    ///   the handler raises SIGTERM, which the SDL host turns into SDL_QUIT like any SIGTERM
-    ///   and which ends the other commands as SIGTERM does. SIGTERM is reset to its default
-    ///   and SIGTERM, SIGQUIT and SIGINT are unblocked, whatever the parent handed down.
+    /// - Makes SIGHUP (a terminal hang-up, a `kill -HUP` meant as "reload") and SIGQUIT a clean
+    ///   stop like SIGTERM (instead of death without the preferences flush, or the Swift
+    ///   runtime's crash report): the handler notes the signal (`forwardedStop`) and sends
+    ///   SIGTERM, which the SDL host turns into SDL_QUIT like any SIGTERM (the loop ends, the
+    ///   writer is flushed, exit 0) and which ends the other commands as SIGTERM does.
+    /// - Ignores SIGUSR1, SIGUSR2 and SIGALRM (their default action kills; nothing here uses
+    ///   them — on KMS/DRM the VT switch takes SIGUSR1/SIGUSR2 over while it runs), and
+    ///   SIGXFSZ, so a file-size limit (`ulimit -f`, `LimitFSIZE=`) makes a save fail with
+    ///   EFBIG, reported and retried, instead of killing the kiosk.
+    /// - Resets SIGTERM to its default and unblocks SIGTERM, SIGQUIT, SIGINT and SIGHUP,
+    ///   whatever the parent handed down.
     public static func start() {
         for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
             let null = open("/dev/null", O_RDWR)
@@ -55,14 +62,48 @@ public enum ProcessSetup {
                 close(null)
             }
         }
-        signal(SIGPIPE, SIG_IGN)
+        forwarded.pointee = 0
+        for s in ignoredSignals { signal(s, SIG_IGN) }
         // A parent may hand down SIGTERM ignored or quit signals blocked (a spawning thread's
-        // mask is inherited): a kiosk must always stop on SIGTERM/SIGQUIT.
+        // mask is inherited): a kiosk must always stop on SIGTERM/SIGQUIT/SIGHUP.
         signal(SIGTERM, SIG_DFL)
-        signal(SIGQUIT) { _ in _ = kill(getpid(), SIGTERM) }
+        for s in forwardedSignals { signal(s, forwardToTerm) }
         var unblock = sigset_t()
         sigemptyset(&unblock)
-        for s in [SIGTERM, SIGQUIT, SIGINT] { sigaddset(&unblock, s) }
+        for s in [SIGTERM, SIGINT] + forwardedSignals { sigaddset(&unblock, s) }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
+
+    /// Signals that stop the process as SIGTERM does.
+    public static let forwardedSignals: [Int32] = [SIGHUP, SIGQUIT]
+    /// Signals whose default action (termination) is turned off.
+    public static let ignoredSignals: [Int32] = [SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGXFSZ]
+
+    /// The first signal that was turned into SIGTERM (SIGHUP, SIGQUIT); 0 when none came.
+    public static var forwardedStop: Int32 { forwarded.pointee }
+
+    /// "SIGHUP", "SIGQUIT", … for the log line.
+    public static func signalName(_ s: Int32) -> String {
+        switch s {
+        case SIGHUP: return "SIGHUP"
+        case SIGQUIT: return "SIGQUIT"
+        case SIGTERM: return "SIGTERM"
+        case SIGINT: return "SIGINT"
+        default: return "signal \(s)"
+        }
+    }
+
+    /// Written only by the handler (and reset in `start`, before it is installed).
+    nonisolated(unsafe) static let forwarded: UnsafeMutablePointer<Int32> = {
+        let p = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        p.initialize(to: 0)
+        return p
+    }()
+}
+
+/// Notes the signal, then asks for the stop SIGTERM means (async-signal-safe: a store and kill).
+private let forwardToTerm: @convention(c) (Int32) -> Void = { sig in
+    let p = ProcessSetup.forwarded
+    if p.pointee == 0 { p.pointee = sig }
+    _ = kill(getpid(), SIGTERM)
 }

@@ -14,6 +14,7 @@ public final class AlphaPlane {
         self.height = height
         self.origin = origin
         bytes = .allocate(capacity: max(1, width * height))
+        LargeAllocations.note(bytes: width * height)
         bytes.initialize(repeating: 0, count: max(1, width * height))
     }
 
@@ -24,6 +25,7 @@ public final class AlphaPlane {
         height = p.height
         origin = sprite.origin
         bytes = .allocate(capacity: max(1, width * height))
+        LargeAllocations.note(bytes: width * height)
         for y in 0..<height {
             let row = p.pixels + y * p.stride, out = bytes + y * width
             for x in 0..<width { out[x] = UInt8(truncatingIfNeeded: row[x] &>> 24) }

@@ -109,6 +109,7 @@ public final class Sprite {
         let total = runs.reduce(0) { $0 + Int($1.x1 - $1.x0) }
         guard total > 0, total * 4 <= pixmap.width * pixmap.height else { return }
         let p = UnsafeMutablePointer<UInt32>.allocate(capacity: total)
+        LargeAllocations.note(bytes: total * 4)
         var at = 0
         packedStarts.reserveCapacity(runs.count)
         for run in runs {

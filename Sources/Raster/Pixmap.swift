@@ -21,6 +21,7 @@ public final class Pixmap {
         self.stride = width
         self.capacity = max(1, width * height)
         self.pixels = .allocate(capacity: capacity)
+        LargeAllocations.note(bytes: capacity * 4)
         pixels.initialize(repeating: 0, count: capacity)
     }
 
@@ -36,6 +37,7 @@ public final class Pixmap {
             pixels.deallocate()
             capacity = needed
             pixels = .allocate(capacity: capacity)
+            LargeAllocations.note(bytes: capacity * 4)
         }
         self.width = width
         self.height = height

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// A detached, named pthread running a closure (a C thread entry cannot refer to a generic type).
+/// A detached, named pthread (with a stack of `ThreadStacks.bytes`) running a closure (a C thread entry cannot refer to a generic type).
 public final class ThreadStart: @unchecked Sendable {
     let name: String
     let body: () -> Void
@@ -16,7 +16,7 @@ public final class ThreadStart: @unchecked Sendable {
     public static func spawn(name: String, _ body: @escaping () -> Void) -> Bool {
         let box = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
         var thread = pthread_t()
-        guard pthread_create(&thread, nil, { raw in
+        guard ThreadStacks.create(&thread, { raw in
             let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
             Condition.nameThisThread(start.name)
             start.body()

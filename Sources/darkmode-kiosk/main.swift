@@ -24,6 +24,11 @@ func main() -> Int32 {
     BuildCPU.verify(mask: darkmode_kiosk_build_cpu_features())
     KioskVersion.string = String(cString: darkmode_kiosk_version())
     ProcessSetup.start()
+    // Before any thread starts: threads that libraries create without a size get at least
+    // the stack the kiosk's own get, whatever RLIMIT_STACK was at start.
+    ThreadStacks.setProcessDefault()
+    // Under an address-space limit, no 64 MiB malloc arena per thread (see `MallocArenas`).
+    MallocArenas.useOneUnderAddressSpaceLimit()
     let command: KioskCommand
     do {
         command = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
@@ -106,6 +111,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     }
     // Before SDL and D-Bus open anything: libdbus aborts when it runs out of descriptors.
     if let problem = ProcessLimits.ensureOpenFiles(minimum: ProcessLimits.openFilesForRun) { throw .runtime(problem) }
+    if let problem = ProcessLimits.ensureStack(minimum: ProcessLimits.stackForRun) { throw .runtime(problem) }
     if settings.preferencesPath == nil {
         StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }

@@ -323,6 +323,38 @@ def rotate_90(run):
     run.stop()
 
 
+def signals(run):
+    """Stray signals on KMS/DRM (our presenter, the VT held in VT_PROCESS mode, where the
+    kernel's switch requests are SIGUSR1/SIGUSR2): SIGUSR1, SIGUSR2 and SIGALRM sent with kill
+    change nothing — the next tap still changes the page (a kill -USR1 used to drop DRM master
+    and freeze the page). Then SIGHUP 0.2 s after a tap, saves slowed to 600 ms per fsync: exit
+    0, one line, the file holds the tap (the exit flush ran)."""
+    w, h = run.mode
+    xr = yr = (0, 4095)
+    run.device("touch", "multitouch", xr, yr)
+    run.save_prefs("light")
+    run.start(expect=run.kiosk.light, env={"DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS": "600"})
+    layout = run.kiosk.layout(w, h)
+    for sig in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+        run.vm.agent.call("signal", name="kiosk", signal=int(sig))
+    time.sleep(1)
+    check(run.vm.agent.call("wait", name="kiosk", timeout=0)["rc"] is None,
+          f"SIGUSR1/SIGUSR2/SIGALRM ended the kiosk{run.kiosk_log()}")
+    ux, uy = run.to_units(run.kiosk.centre(layout["toggle"]), (w, h), xr, yr)
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    run.wait_change("dark", run.kiosk.dark, "tap after SIGUSR1, SIGUSR2 and SIGALRM", started)
+    ux, uy = run.to_units(run.kiosk.centre(layout["vivid"]), (w, h), xr, yr)
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    time.sleep(0.2)
+    run.vm.agent.call("signal", name="kiosk", signal=int(signal.SIGHUP))
+    rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
+    run.app = None
+    check(rc == 0, f"after SIGHUP the kiosk's exit status is {rc}, expected 0{run.kiosk_log()}")
+    check("SIGHUP received: stopping as for SIGTERM" in run.kiosk_log(), f"no line names the SIGHUP{run.kiosk_log()}")
+    check(run.appearance() == "light", f"SIGHUP 0.2 s after a tap to light: the file says {run.appearance()} (no flush)")
+
+
 def restart_saved_mode(run):
     """A mode saved by a tap is what the next start shows from its first frame: no screendump
     between the start and the dark page shows the light page."""
@@ -632,7 +664,7 @@ def settle(run):
 
 
 SCENARIOS = {f.__name__: f for f in (page_at_mode, console_mode, taps_multitouch, taps_single_touch, taps_tablet,
-                                     drag_vivid, rotate_90, restart_saved_mode, calibration_matrix, calibration_config,
+                                     drag_vivid, rotate_90, signals, restart_saved_mode, calibration_matrix, calibration_config,
                                      mouse_click, hotplug, cage_seatd)}
 # udevd runs in the guest from the first kiosk start on (libinput needs it), as on a real kiosk.
 ORDER = list(SCENARIOS)

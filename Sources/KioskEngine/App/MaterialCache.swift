@@ -28,6 +28,9 @@ struct MaterialCache {
     private var covered: [[Range<Int>]] = []
     private var plane: [Float] = []
     private var scratch: [Float] = []
+    /// The blur's layer, kept between builds (a cross-fade blurs at every colour level whose
+    /// plane does not round back: no new pixmap for each).
+    private var layer: Pixmap?
 
     /// The backdrop for the capsule `capsule` (device pixels; drawn masked by
     /// `Path.roundedRect(capsule, radius: capsule.height / 2)`), covering `capsule.roundedOut`.
@@ -47,14 +50,22 @@ struct MaterialCache {
         let s: Sprite
         if incremental, let c = uniformBackdrop(layerColor, box: box, capsule: capsule, sigma: sigma, margin: margin) {
             // The blurred layer is `c` everywhere in the rectangle: tint it (src-over, as the fill does).
-            let out = cached.map { $0.pixmap.width == width && $0.pixmap.height == height ? $0.pixmap : nil } ?? nil
-            let pix = out ?? Pixmap(width: width, height: height)
+            let pix = reusedPixmap(width: width, height: height) ?? Pixmap(width: width, height: height)
             pix.fill(pix.bounds, with: Blend.over(tintKey, c))
             s = Sprite(pixmap: pix, origin: (rect.x, rect.y))
         } else {
             blurredBuilds += 1
+            // Incremental frames reuse the previous backdrop's pixmap and the kept layer: after
+            // the first cross-fade, no frame allocates here. From scratch, everything is new.
+            let out = incremental ? reusedPixmap(width: width, height: height) : nil
+            if incremental {
+                if let l = layer { l.reset(width: max(1, box.width), height: max(1, box.height), cleared: false) } else {
+                    layer = Pixmap(width: max(1, box.width), height: max(1, box.height))
+                }
+            }
             s = Sprite(pixmap: Self.blurredBackdrop(layerColor, box: box, margin: margin, width: width, height: height,
-                                                    tint: tint, sigma: sigma, scratch: &scratch),
+                                                    tint: tint, sigma: sigma, scratch: &scratch,
+                                                    into: out, layer: incremental ? layer : nil),
                        origin: (rect.x, rect.y))
         }
         key = (rect, background, tintKey, sigma)
@@ -62,16 +73,28 @@ struct MaterialCache {
         return s
     }
 
+    /// The previous backdrop's pixmap, resized to `width`×`height` (its memory is reused when
+    /// large enough: a pressed button's smaller capsule and the resting one share it), for a
+    /// caller that writes every pixel. The previous sprite is being replaced, and only the
+    /// frame that asked for it read it. Nil before the first build.
+    private func reusedPixmap(width: Int, height: Int) -> Pixmap? {
+        guard let p = cached?.pixmap else { return nil }
+        p.reset(width: width, height: height, cleared: false)
+        return p
+    }
+
     /// The backdrop blurred for real: a layer of `layerColor` covering `box`, blurred (all
     /// channels, `Canvas.applyBlur`'s blur), tinted (src-over, as `Canvas.fill` draws), and its
     /// `width`×`height` pixels `margin` in. Only those rows are blurred and only those pixels
     /// tinted: the blur reads the whole layer and writes each row as blurring all of it does.
+    /// `into` (of `width`×`height`) and `layer` (of the box's size), when given, are written
+    /// over in full instead of being allocated.
     static func blurredBackdrop(_ layerColor: UInt32, box: IntRect, margin: Int, width: Int, height: Int, tint: Color,
-                                sigma: Double, scratch: inout [Float]) -> Pixmap {
-        let layer = Pixmap(width: max(1, box.width), height: max(1, box.height))
+                                sigma: Double, scratch: inout [Float], into: Pixmap? = nil, layer kept: Pixmap? = nil) -> Pixmap {
+        let layer = kept ?? Pixmap(width: max(1, box.width), height: max(1, box.height))
         layer.fill(layer.bounds, with: layerColor)
         Canvas.blurChannels(layer, sigma: sigma, rows: margin..<(margin + height), scratch: &scratch)
-        let out = Pixmap(width: width, height: height)
+        let out = into ?? Pixmap(width: width, height: height)
         out.copyRegion(from: layer, sourceX: margin, sourceY: margin)
         Canvas(out).fill(deviceRect: out.bounds, tint)
         return out

@@ -37,11 +37,31 @@ public enum ManPage {
         for (path, what) in files { out += [".TP", ".I " + escape(path), escape(what)] }
         out.append(".SH ENVIRONMENT")
         for (name, what) in environment { out += [".TP", ".B " + escape(name), escape(what)] }
+        out.append(".SH SIGNALS")
+        for (name, what) in signals { out += [".TP", ".B " + escape(name), escape(what)] }
+        out.append(".SH LIMITS")
+        out.append(escape(limits))
         out += [".SH EXIT STATUS", "0 success, 1 runtime failure, 2 bad usage or input (one line on standard error names what and where).",
                 ".SH SEE ALSO", ".BR systemctl (1),", ".BR journalctl (1),", ".BR cage (1);",
                 escape("/usr/share/doc/darkmode-kiosk/ (running as a kiosk, preferences, operation).")]
         return out.joined(separator: "\n") + "\n"
     }
+
+    /// What each signal does to `run` (docs/kiosk-operation.md, "Signals and limits").
+    static let signals: [(String, String)] = [
+        ("SIGTERM, SIGINT", "stop: the pending preferences save is flushed (at most 2 s), exit 0."),
+        ("SIGHUP, SIGQUIT", "the same stop as SIGTERM (a hang-up does not reload the configuration: restart the unit for that); one line names the signal."),
+        ("SIGUSR1, SIGUSR2, SIGALRM", "ignored (on KMS/DRM the kernel's VT switch uses SIGUSR1 and SIGUSR2 while the kiosk runs)."),
+        ("SIGPIPE, SIGXFSZ", "ignored: the write fails and is reported (a save over LimitFSIZE= says \"File too large\" and is kept in memory)."),
+    ]
+
+    static let limits = """
+        run checks its limits before it opens anything they could break, each with one line and exit status 1: \
+        open files (at least 64; a lower soft limit is raised towards the hard one), stack (at least 1 MiB for the \
+        main thread; likewise raised; every thread gets its own 1 MiB stack whatever LimitSTACK= says), and, when \
+        an address-space limit (LimitAS=, ulimit -v) is set, the address space the output's size needs \
+        (about 100 MiB at 1920x1080; the line names the figure).
+        """
 
     static let description = """
         A full-screen kiosk page for Linux touch screens: two animated light/dark toggles and a \
