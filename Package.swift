@@ -110,7 +110,7 @@ let package = Package(
         .target(name: "LogLimit"),
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "LogLimit", "Threads"]),
         // Screen readers: the page's AT-SPI2 tree on the accessibility bus (sd-bus), on its own thread.
-        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd", "Threads"]),
+        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd", "LogLimit", "Threads"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).

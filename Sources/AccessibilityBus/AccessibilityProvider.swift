@@ -1,4 +1,5 @@
 import CSystemd
+import LogLimit
 import Glibc
 import KioskEngine
 import Synchronization
@@ -191,19 +192,18 @@ public final class AccessibilityProvider: Sendable {
         var appID: Int32 = 0
         var saidNoBus = false
         /// Joining, leaving and failing can repeat as fast as a client switches IsEnabled.
-        var throttle = LogThrottle()
+        let throttle: LogLimiter
 
         init(provider: AccessibilityProvider) {
             self.provider = provider
             timeout = UInt64(max(0.01, provider.options.callTimeoutSeconds) * 1e6)
+            throttle = LogLimiter(burst: 3, now: Self.now) { [unowned provider] line in provider.log("accessibility: " + line, false) }
         }
 
         var options: AccessibilityProviderOptions { provider.options }
         func log(_ s: String, debug: Bool = false) { provider.log("accessibility: " + s, debug) }
-        /// A line that can repeat: at most a few per cause a minute, the rest summed up (`LogThrottle`).
-        func log(_ s: String, cause: String) {
-            for line in throttle.lines(s, cause: cause, now: Self.now()) { provider.log("accessibility: " + line, false) }
-        }
+        /// A line that can repeat: at most a few per cause a minute, the rest summed up (`LogLimiter`).
+        func log(_ s: String, cause: String) { throttle.note(key: cause, line: s) }
         static func now() -> Double { Double(AccessibilityProvider.monotonicUSec()) / 1e6 }
 
         func run() {
@@ -234,7 +234,7 @@ public final class AccessibilityProvider: Sendable {
 
                 let nowUS = AccessibilityProvider.monotonicUSec()
                 var deadline: UInt64? = nil
-                let summary = throttle.nextDeadline.map { UInt64(max(0, $0) * 1e6) }
+                let summary = throttle.deadline.map { UInt64(max(0, $0) * 1e6) }
                 for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec, summary] { if let d { deadline = min(deadline ?? d, d) } }
                 let timeoutMS: Int32 = deadline.map { d in d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000)) } ?? -1
                 fds.removeAll(keepingCapacity: true)
@@ -248,7 +248,7 @@ public final class AccessibilityProvider: Sendable {
                     _ = read(provider.wakeFD, &v, 8)
                 }
                 if provider.shared.withLock({ $0.stopping }) { break }
-                for line in throttle.flush(now: Self.now()) { provider.log("accessibility: " + line, false) }
+                throttle.flush(at: Self.now())
                 if let b = sessionBus, let e = b.processAll() {
                     log("the session bus went away (\(e.message))", cause: "session bus lost")
                     b.close(); sessionBus = nil; enabled = false
@@ -262,7 +262,7 @@ public final class AccessibilityProvider: Sendable {
                 }
             }
             if a11y != nil { leave(reason: nil) }
-            for line in throttle.flush(now: Self.now(), all: true) { provider.log("accessibility: " + line, false) }
+            throttle.flushAll(at: Self.now())
             sessionBus?.close()
         }
 
