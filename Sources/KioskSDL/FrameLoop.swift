@@ -115,7 +115,7 @@ final class FrameLoop {
                 wokeAt = clock.now()
             }
             while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
-            if window.serviceVTSwitch() { screen.needsFullUpload = true }
+            if window.serviceSeat() { screen.needsFullUpload = true }
             service.pingIfDue(now: clock.now())
             if exit != nil { break }
             if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
@@ -157,7 +157,7 @@ final class FrameLoop {
     }
 
     /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
-    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.vtSwitchDescriptors)
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.seatDescriptors)
 
     /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.

@@ -18,7 +18,7 @@ final class IdleWait {
     static let hotplugMilliseconds: Int32 = 1000
 
     private let wake: UnsafeMutablePointer<Int32>
-    /// More descriptors to wake for (the VT switch pipe).
+    /// More descriptors to wake for (the seat's: the VT switch pipe, logind's bus).
     private let extra: [Int32]
 
     init?(extra: [Int32] = []) {
@@ -57,7 +57,7 @@ final class IdleWait {
             for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             let left = deadline == UInt64.max ? Int64(Self.hotplugMilliseconds) : Int64(deadline - now)
             _ = poll(&fds, nfds_t(fds.count), Int32(min(left, Int64(Self.hotplugMilliseconds))))
-            // A VT switch request: back to the loop, which handles it.
+            // The seat has something to say (a VT switch): back to the loop, which handles it.
             if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
             var drained: UInt64 = 0
             _ = read(wake.pointee, &drained, 8)

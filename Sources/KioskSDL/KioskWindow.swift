@@ -5,16 +5,19 @@ import KioskSupport
 import Glibc
 #endif
 
-/// Window setup: the SDL window, its presenter (window surface or streaming texture) and what
-/// the display reports (refresh rate, DPI, the viewport). No frames, no events.
+/// Window setup: the SDL window, its presenter (window surface, Wayland shared memory, texture,
+/// or our own KMS/DRM one) and what the display reports (refresh rate, DPI, the viewport); with
+/// our DRM presenter, the `Seat` that owns the display. No frames, no events.
 final class KioskWindow {
     let window: OpaquePointer
     let presenter: FramePresenter
     let options: HostOptions
     /// The DRM card our own presenter drives (nil: SDL's display).
     let drm: DrmDevice?
-    /// VT switches handed over by us (card opened directly on a VT; nil otherwise).
-    private(set) var vtSwitch: VTSwitch?
+    /// Our own presenter on `drm` (the same object as `presenter`), kept typed for the seat.
+    private let drmPresenter: DrmPresenter?
+    /// Who owns the display `drm` shows (nil: SDL's display).
+    private let seat: Seat?
     private(set) var displayDPI: Double?
     private(set) var refreshRate: Double
 
@@ -31,6 +34,28 @@ final class KioskWindow {
     init?(options: HostOptions, drm: DrmDevice? = nil) {
         self.options = options
         self.drm = drm
+        guard let window = Self.createWindow(options, drm: drm) else { return nil }
+        StartupTrace.mark("window")
+        let drmPresenter = drm.flatMap { DrmPresenter(card: $0, flipOrder: $0.flipOrder) }
+        let chosen: FramePresenter? = drm == nil ? Self.sdlPresenter(window) : drmPresenter
+        guard let made = chosen else {
+            SDL_DestroyWindow(window)
+            return nil
+        }
+        StartupTrace.mark("presenter")
+        self.window = window
+        presenter = made
+        self.drmPresenter = drmPresenter
+        seat = drm.map(Self.seat)
+        if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
+        refreshRate = 60
+        readDisplay()
+        SDL_PumpEvents()
+    }
+
+    /// The window, hidden: with `drm` at the mode's size, windowed at the asked size, else
+    /// borderless over the first display (full-screen-desktop when its bounds are unknown).
+    private static func createWindow(_ options: HostOptions, drm: DrmDevice?) -> OpaquePointer? {
         var flags = SDL_WINDOW_ALLOW_HIGHDPI.rawValue | SDL_WINDOW_HIDDEN.rawValue
         var x = Int32(bitPattern: CSDL2_WINDOWPOS_CENTERED), y = x
         var width = Int32(clamping: options.size?.width ?? 1024)
@@ -52,43 +77,39 @@ final class KioskWindow {
             Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
             return nil
         }
-        StartupTrace.mark("window")
-        // The presenter: DARKMODE_KIOSK_PRESENT, else the first that works for this driver.
+        return window
+    }
+
+    /// The presenter on SDL's display: DARKMODE_KIOSK_PRESENT, else the first that works for
+    /// this driver; nil with one message printed.
+    private static func sdlPresenter(_ window: OpaquePointer) -> FramePresenter? {
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
         let choice = PresenterKind.order(request: getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0) }, driver: driver)
         if let warning = choice.warning { Diagnostics.printError(warning, priority: .warning) }
-        var made: FramePresenter?
-        if let drm {
-            made = DrmPresenter(device: drm)
-        } else {
-            for kind in choice.kinds where made == nil {
-                switch kind {
-                case .surface: made = SurfacePresenter(window: window)
-                case .shm: made = ShmPresenter(window: window)
-                case .texture: made = TexturePresenter(window: window)
-                case .drm: made = nil  // opened before SDL (`DrmRules.route`), not here
-                }
+        for kind in choice.kinds {
+            let made: FramePresenter?
+            switch kind {
+            case .surface: made = SurfacePresenter(window: window)
+            case .shm: made = ShmPresenter(window: window)
+            case .texture: made = TexturePresenter(window: window)
+            case .drm: made = nil  // opened before SDL (`DrmRules.route`), not here
             }
+            if let made { return made }
         }
-        guard let made else {
-            if drm != nil {
-                SDL_DestroyWindow(window)
-                return nil
-            }
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
-            SDL_DestroyWindow(window)
-            return nil
+        Diagnostics.printError(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
+        return nil
+    }
+
+    /// The seat of a card: logind's session when the card came from it; opened directly, the
+    /// VT's own switch signals when the console's VT takes `VT_PROCESS` mode, else none.
+    private static func seat(for drm: DrmDevice) -> Seat {
+        switch drm.access {
+        case .logind(let seat):
+            return seat
+        case .direct:
+            let tty = VirtualConsole.state.pointee.fd
+            return (tty >= 0 ? VTSeat(tty: tty) : nil) ?? PlainSeat()
         }
-        StartupTrace.mark("presenter")
-        self.window = window
-        presenter = made
-        if let drm, drm.access != "from logind", VirtualConsole.state.pointee.fd >= 0 {
-            vtSwitch = VTSwitch(tty: VirtualConsole.state.pointee.fd)
-        }
-        if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
-        refreshRate = 60
-        readDisplay()
-        SDL_PumpEvents()
     }
 
     /// The viewport the window is expected to get, from the display alone (before the window
@@ -113,27 +134,25 @@ final class KioskWindow {
         return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
     }
 
-    /// Handles VT switches: asked for by the kernel (`VTSwitch`, the card opened directly) or by
-    /// logind (`LogindDevice`, the card from the session); true when the display came back (the
-    /// whole page must be sent).
-    func serviceVTSwitch() -> Bool {
-        guard let drm = presenter as? DrmPresenter else { return false }
-        if drm.device.access == "from logind" {
-            return LogindDevice.service(pause: { drm.suspend() }, resume: { _ = drm.resume() })
+    /// Hands what the seat says (a VT switch away or back, from the kernel or from logind) to
+    /// our DRM presenter; true when the display came back (the whole page must be sent).
+    func serviceSeat() -> Bool {
+        guard let seat, let drmPresenter else { return false }
+        var resumed = false
+        seat.service { event in
+            if drmPresenter.handle(event) { resumed = true }
         }
-        guard let vtSwitch else { return false }
-        return vtSwitch.service(release: { drm.suspend() }, acquire: { _ = drm.resume() })
+        return resumed
     }
 
-    /// Descriptors whose input means a VT switch to handle (for the idle wait).
-    var vtSwitchDescriptors: [Int32] {
-        if let fd = vtSwitch?.fd { return [fd] }
-        return drm?.access == "from logind" ? LogindDevice.busDescriptor.map { [$0] } ?? [] : []
-    }
+    /// Descriptors whose input means the seat has something to say (for the idle wait).
+    var seatDescriptors: [Int32] { seat?.pollDescriptor.map { [$0] } ?? [] }
 
+    /// The presenter first (the card gives the CRTC back to the console), then the seat (logind
+    /// control given back, the VT to `VT_AUTO`), then the window.
     deinit {
         presenter.close()
-        vtSwitch?.close()
+        seat?.close()
         SDL_DestroyWindow(window)
     }
 

@@ -2,14 +2,20 @@ import CSDL2
 import Raster
 import KioskEngine
 
-/// Gets the app's CPU frame onto the screen. Two ways:
-/// - `SurfacePresenter` (default): SDL's window surface. Only the dirty rectangles are copied
-///   (rotated and converted to the surface's pixel format on the way) and only they are sent
-///   to the display with `SDL_UpdateWindowSurfaceRects`. No GPU, no texture, no full-window
-///   present per frame: the cheapest path on a CPU-only kiosk board.
-/// - `TexturePresenter` (`DARKMODE_KIOSK_PRESENT=texture`): an SDL renderer with a streaming
-///   texture; dirty rectangles are uploaded, and each present redraws the whole window (GPU
-///   work on boards with a GPU, but a full-screen copy per frame in software).
+/// Gets the app's CPU frame onto the screen. Four presenters (which one runs: `PresenterKind`,
+/// `DrmRules.route`; docs/kiosk-operation.md "Presenters"):
+/// - `SurfacePresenter` (default on X11): SDL's window surface. Only the dirty rectangles are
+///   copied (rotated and converted to the surface's pixel format on the way) and only they are
+///   sent to the display with `SDL_UpdateWindowSurfaceRects`. No GPU, no texture, no
+///   full-window present per frame: the cheapest path on a CPU-only kiosk board.
+/// - `ShmPresenter` (default on Wayland): `wl_shm` buffers attached to SDL's own `wl_surface`,
+///   each copying only what it missed, no GL.
+/// - `TexturePresenter` (`DARKMODE_KIOSK_PRESENT=texture`, and SDL's own kmsdrm driver): an SDL
+///   renderer with a streaming texture; dirty rectangles are uploaded, and each present redraws
+///   the whole window (GPU work on boards with a GPU, but a full-screen copy per frame in
+///   software).
+/// - `DrmPresenter` (KMS/ folder; a bare KMS/DRM display): dirty rectangles into our own dumb
+///   buffers, flipped on vblank or drawn in place, no GL and no SDL video.
 protocol FramePresenter: AnyObject {
     var name: String { get }
     /// True when presenting waits for the display's refresh.

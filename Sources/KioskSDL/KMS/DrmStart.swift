@@ -4,7 +4,9 @@ import Glibc
 #endif
 
 /// Before SDL starts: whether the kiosk drives a KMS/DRM display itself (`DrmRules.route`),
-/// and if so the card, opened and with master. SDL is then told to run its `evdev` video
+/// and if so the card, opened and with master: from the logind session when there is one that
+/// gives it (`LogindSeat`, then held by the card's `access` until the host closes it), else
+/// directly (control of the session, if taken, is given back at once). SDL is then told to run its `evdev` video
 /// driver — the dummy display with SDL's evdev input (keyboard, mouse, touch): SDL stays the
 /// event loop and never opens the card (its kmsdrm driver would, and would want master).
 enum DrmStart {
@@ -17,12 +19,14 @@ enum DrmStart {
                                    hasWayland: !(env("WAYLAND_DISPLAY") ?? "").isEmpty,
                                    hasCard: !DrmDevice.candidatePaths().isEmpty)
         guard route.tryDRM else { return (nil, false) }
-        switch DrmDevice.open() {
+        let logind = LogindSeat.connect()
+        switch DrmDevice.open(logind: logind) {
         case .success(let device):
+            if case .direct = device.access { logind?.close() }
             SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "evdev", SDL_HINT_OVERRIDE)
             return (device, false)
         case .failure(let e):
-            LogindDevice.release()
+            logind?.close()
             if route.required {
                 Diagnostics.printError("darkmode-kiosk: cannot present on KMS/DRM (DARKMODE_KIOSK_PRESENT=drm): \(e.message)")
                 return (nil, true)

@@ -1,4 +1,5 @@
 import CDRM
+import KioskSupport
 import Raster
 #if canImport(Glibc)
 import Glibc
@@ -8,8 +9,9 @@ import Glibc
 /// connected connector, its preferred mode, a CRTC its encoders can drive, the CRTC's primary
 /// plane (its formats; with the atomic capability, the plane's properties) and the pixel
 /// format. It holds DRM master (the right to set modes and flip); `close()` puts back the CRTC
-/// as it found it (the console's framebuffer) and drops master.
-final class DrmDevice {
+/// as it found it (the console's framebuffer) and drops master. The `KMSCard` the presenter
+/// draws on.
+final class DrmDevice: KMSCard {
     let fd: Int32
     let path: String
     let connectorID: UInt32
@@ -26,8 +28,9 @@ final class DrmDevice {
     let flipOrder: [DrmRules.FlipMethod]
     /// Whether the CRTC has vblank interrupts (without, frames are drawn in place).
     let hasVBlank: Bool
-    /// How the device was obtained (for the log): "opened directly" or "from logind".
-    let access: String
+    /// How the card was had: from logind (whose session then owns the display) or opened
+    /// directly.
+    let access: CardAccess
     private let saved: UnsafeMutablePointer<drmModeCrtc>?
     private var closed = false
 
@@ -43,24 +46,34 @@ final class DrmDevice {
         let message: String
     }
 
-    private init(fd: Int32, path: String, connectorID: UInt32, crtcID: UInt32, mode: drmModeModeInfo, dpi: Double?,
-                 format: ScanoutFormat, plane: AtomicPlane?, flipOrder: [DrmRules.FlipMethod], hasVBlank: Bool, access: String,
-                 saved: UnsafeMutablePointer<drmModeCrtc>?) {
+    /// What a card's connectors gave: the connector, its CRTC and mode, and the choices made.
+    private struct Pipeline {
+        let connectorID: UInt32
+        let crtcID: UInt32
+        let mode: drmModeModeInfo
+        let dpi: Double?
+        let format: ScanoutFormat
+        let plane: AtomicPlane?
+        let flipOrder: [DrmRules.FlipMethod]
+        let hasVBlank: Bool
+    }
+
+    private init(fd: Int32, path: String, pipeline p: Pipeline, access: CardAccess) {
         self.fd = fd
         self.path = path
-        self.connectorID = connectorID
-        self.crtcID = crtcID
-        self.mode = mode
-        width = Int(mode.hdisplay)
-        height = Int(mode.vdisplay)
-        refreshRate = mode.vrefresh > 0 ? Double(mode.vrefresh) : 60
-        self.dpi = dpi
-        self.format = format
-        self.plane = plane
-        self.flipOrder = flipOrder
-        self.hasVBlank = hasVBlank
+        connectorID = p.connectorID
+        crtcID = p.crtcID
+        mode = p.mode
+        width = Int(p.mode.hdisplay)
+        height = Int(p.mode.vdisplay)
+        refreshRate = p.mode.vrefresh > 0 ? Double(p.mode.vrefresh) : 60
+        dpi = p.dpi
+        format = p.format
+        plane = p.plane
+        flipOrder = p.flipOrder
+        hasVBlank = p.hasVBlank
         self.access = access
-        self.saved = saved
+        saved = drmModeGetCrtc(fd, p.crtcID)
     }
 
     deinit { close() }
@@ -71,14 +84,15 @@ final class DrmDevice {
         return (0..<16).map { "/dev/dri/card\($0)" }.filter { Glibc.access($0, F_OK) == 0 }
     }
 
-    /// Opens the first card with a connected display and takes DRM master. The error names
-    /// every card tried and why it was not used.
-    static func open() -> Result<DrmDevice, OpenError> {
+    /// Opens the first card with a connected display and takes DRM master: from `logind`'s
+    /// session when it gives the card, else directly. The error names every card tried and why
+    /// it was not used.
+    static func open(logind: LogindSeat?) -> Result<DrmDevice, OpenError> {
         let paths = candidatePaths()
         guard !paths.isEmpty else { return .failure(OpenError(message: "no DRM card (/dev/dri/card*)")) }
         var reasons: [String] = []
         for path in paths {
-            switch openCard(path) {
+            switch openCard(path, logind: logind) {
             case .success(let d): return .success(d)
             case .failure(let e): reasons.append("\(path): \(e.message)")
             }
@@ -88,12 +102,12 @@ final class DrmDevice {
 
     private static func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
-    private static func openCard(_ path: String) -> Result<DrmDevice, OpenError> {
-        var access = "opened directly"
+    private static func openCard(_ path: String, logind: LogindSeat?) -> Result<DrmDevice, OpenError> {
+        var access = CardAccess.direct
         var fd: Int32 = -1
-        if let taken = LogindDevice.take(path: path) {
+        if let logind, let taken = logind.takeDevice(path: path) {
             fd = taken
-            access = "from logind"
+            access = .logind(logind)
         } else {
             fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else {
@@ -102,8 +116,17 @@ final class DrmDevice {
                 return .failure(OpenError(message: "cannot open: \(errnoText(e))\(hint)"))
             }
         }
-        var keep = false
-        defer { if !keep { Glibc.close(fd) } }
+        switch pipeline(fd: fd) {
+        case .success(let p):
+            return .success(DrmDevice(fd: fd, path: path, pipeline: p, access: access))
+        case .failure(let e):
+            Glibc.close(fd)
+            return .failure(e)
+        }
+    }
+
+    /// Master, dumb buffers and the first connected connector's pipeline on the card at `fd`.
+    private static func pipeline(fd: Int32) -> Result<Pipeline, OpenError> {
         if drmIsMaster(fd) == 0, drmSetMaster(fd) != 0 {
             return .failure(OpenError(message: "cannot become DRM master (\(errnoText())): another program drives this display (a compositor, a display manager, another kiosk)"))
         }
@@ -121,36 +144,39 @@ final class DrmDevice {
         for c in 0..<Int(r.count_connectors) {
             guard let conn = drmModeGetConnector(fd, r.connectors[c]) else { continue }
             defer { drmModeFreeConnector(conn) }
-            let k = conn.pointee
-            guard k.connection == DRM_MODE_CONNECTED, k.count_modes > 0 else { continue }
-            let modes = (0..<Int(k.count_modes)).map { k.modes[$0] }
-            guard let m = DrmRules.pickMode(modes.map {
-                (Int($0.hdisplay), Int($0.vdisplay), Int($0.vrefresh), $0.type & CDRM_MODE_TYPE_PREFERRED != 0)
-            }) else { continue }
-            guard let crtcIndex = pickCRTC(fd: fd, connector: k, crtcs: crtcs) else { continue }
-            let crtcID = crtcs[crtcIndex]
-            let primary = primaryPlane(fd: fd, crtcIndex: crtcIndex)
-            let (format, warning) = DrmRules.pickFormat(request: getenv("DARKMODE_KIOSK_DRM_FORMAT").map { String(cString: $0) },
-                                                        planeFormats: primary?.formats)
-            if let warning { Diagnostics.printError(warning, priority: .warning) }
-            guard let format else { return .failure(OpenError(message: "the display's plane takes neither XRGB8888 nor RGB565")) }
-            var plane: AtomicPlane?
-            if let primary, drmSetClientCap(fd, UInt64(CDRM_CLIENT_CAP_ATOMIC), 1) == 0 {
-                let props = properties(fd: fd, object: primary.id, type: CDRM_MODE_OBJECT_PLANE)
-                if let fb = props["FB_ID"], let crtc = props["CRTC_ID"] {
-                    plane = AtomicPlane(id: primary.id, fbID: fb, crtcID: crtc, damageClips: props["FB_DAMAGE_CLIPS"])
-                }
-            }
-            let vblank = hasVBlank(fd: fd, crtcID: crtcID)
-            let order = DrmRules.flipOrder(request: getenv("DARKMODE_KIOSK_DRM_FLIP").map { String(cString: $0) },
-                                           atomicAvailable: plane != nil, hasVBlank: vblank)
-            keep = true
-            return .success(DrmDevice(fd: fd, path: path, connectorID: k.connector_id, crtcID: crtcID, mode: modes[m],
-                                      dpi: DrmRules.dpi(pixels: Int(modes[m].hdisplay), millimetres: Int(k.mmWidth)),
-                                      format: format, plane: plane, flipOrder: order, hasVBlank: vblank, access: access,
-                                      saved: drmModeGetCrtc(fd, crtcID)))
+            if let found = pipeline(fd: fd, connector: conn.pointee, crtcs: crtcs) { return found }
         }
         return .failure(OpenError(message: "no connected display with a mode and a free CRTC"))
+    }
+
+    /// The pipeline through connector `k`: nil when it has no display, mode or CRTC (the next
+    /// connector is tried); a failure when its plane takes none of our formats.
+    private static func pipeline(fd: Int32, connector k: drmModeConnector, crtcs: [UInt32]) -> Result<Pipeline, OpenError>? {
+        guard k.connection == DRM_MODE_CONNECTED, k.count_modes > 0 else { return nil }
+        let modes = (0..<Int(k.count_modes)).map { k.modes[$0] }
+        guard let m = DrmRules.pickMode(modes.map {
+            (Int($0.hdisplay), Int($0.vdisplay), Int($0.vrefresh), $0.type & CDRM_MODE_TYPE_PREFERRED != 0)
+        }) else { return nil }
+        guard let crtcIndex = pickCRTC(fd: fd, connector: k, crtcs: crtcs) else { return nil }
+        let crtcID = crtcs[crtcIndex]
+        let primary = primaryPlane(fd: fd, crtcIndex: crtcIndex)
+        let (format, warning) = DrmRules.pickFormat(request: getenv("DARKMODE_KIOSK_DRM_FORMAT").map { String(cString: $0) },
+                                                    planeFormats: primary?.formats)
+        if let warning { Diagnostics.printError(warning, priority: .warning) }
+        guard let format else { return .failure(OpenError(message: "the display's plane takes neither XRGB8888 nor RGB565")) }
+        var plane: AtomicPlane?
+        if let primary, drmSetClientCap(fd, UInt64(CDRM_CLIENT_CAP_ATOMIC), 1) == 0 {
+            let props = properties(fd: fd, object: primary.id, type: CDRM_MODE_OBJECT_PLANE)
+            if let fb = props["FB_ID"], let crtc = props["CRTC_ID"] {
+                plane = AtomicPlane(id: primary.id, fbID: fb, crtcID: crtc, damageClips: props["FB_DAMAGE_CLIPS"])
+            }
+        }
+        let vblank = hasVBlank(fd: fd, crtcID: crtcID)
+        let order = DrmRules.flipOrder(request: getenv("DARKMODE_KIOSK_DRM_FLIP").map { String(cString: $0) },
+                                       atomicAvailable: plane != nil, hasVBlank: vblank)
+        return .success(Pipeline(connectorID: k.connector_id, crtcID: crtcID, mode: modes[m],
+                                 dpi: DrmRules.dpi(pixels: Int(modes[m].hdisplay), millimetres: Int(k.mmWidth)),
+                                 format: format, plane: plane, flipOrder: order, hasVBlank: vblank))
     }
 
     /// Whether the CRTC has vblank interrupts: the kernel answers a vblank sequence query with
@@ -211,13 +237,66 @@ final class DrmDevice {
         return out
     }
 
-    // MARK: Scanout
+    // MARK: Scanout (KMSCard)
 
-    /// Shows framebuffer `fb` with our mode on our connector (the first frame, and after master
-    /// comes back). False on failure (errno set).
-    func setCRTC(fb: UInt32) -> Bool {
+    func makeBuffer() throws(CardFailure) -> ScanoutBuffer {
+        try DumbBuffer.make(fd: fd, width: width, height: height, format: format)
+    }
+
+    func setCRTC(fb: UInt32) throws(CardFailure) {
         var connector = connectorID
-        return drmModeSetCrtc(fd, crtcID, fb, 0, 0, &connector, 1, &mode) == 0
+        guard drmModeSetCrtc(fd, crtcID, fb, 0, 0, &connector, 1, &mode) == 0 else {
+            throw CardFailure(step: "drmModeSetCrtc", code: errno)
+        }
+    }
+
+    func pageFlip(fb: UInt32) throws(CardFailure) {
+        guard drmModePageFlip(fd, crtcID, fb, CDRM_MODE_PAGE_FLIP_EVENT, nil) == 0 else {
+            throw CardFailure(step: "drmModePageFlip", code: errno)
+        }
+    }
+
+    func commitAtomic(fb: UInt32, clips: [IntRect]) throws(CardFailure) {
+        guard let plane, let req = drmModeAtomicAlloc() else { throw CardFailure(step: "drmModeAtomicAlloc", code: ENOTSUP) }
+        defer { drmModeAtomicFree(req) }
+        _ = drmModeAtomicAddProperty(req, plane.id, plane.fbID, UInt64(fb))
+        _ = drmModeAtomicAddProperty(req, plane.id, plane.crtcID, UInt64(crtcID))
+        var blob: UInt32 = 0
+        if let damage = plane.damageClips, !clips.isEmpty {
+            var rects = clips.map { drm_mode_rect(x1: Int32($0.minX), y1: Int32($0.minY), x2: Int32($0.maxX), y2: Int32($0.maxY)) }
+            if drmModeCreatePropertyBlob(fd, &rects, rects.count * MemoryLayout<drm_mode_rect>.stride, &blob) == 0 {
+                _ = drmModeAtomicAddProperty(req, plane.id, damage, UInt64(blob))
+            }
+        }
+        let ok = drmModeAtomicCommit(fd, req, CDRM_MODE_ATOMIC_NONBLOCK | CDRM_MODE_PAGE_FLIP_EVENT, nil) == 0
+        let e = errno
+        // The commit holds its own reference to the blob.
+        if blob != 0 { _ = drmModeDestroyPropertyBlob(fd, blob) }
+        guard ok else { throw CardFailure(step: "drmModeAtomicCommit", code: e) }
+    }
+
+    /// ENOSYS: the driver scans the buffer out itself and needs no telling.
+    func markDirty(fb: UInt32, clips: [IntRect]) {
+        guard !clips.isEmpty else { return }
+        var c = clips.map { drm_clip_rect(x1: UInt16(clamping: $0.minX), y1: UInt16(clamping: $0.minY),
+                                          x2: UInt16(clamping: $0.maxX), y2: UInt16(clamping: $0.maxY)) }
+        _ = drmModeDirtyFB(fd, fb, &c, UInt32(c.count))
+    }
+
+    func awaitFlipEvent(milliseconds: Int32) -> Bool {
+        var left = milliseconds
+        while true {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let start = Clock.monotonic()
+            let n = poll(&p, 1, left)
+            if n > 0 {
+                _ = cdrm_handle_events(fd) { _, _, _, _, _ in }
+                return true
+            }
+            guard n < 0, errno == EINTR else { return false }
+            left -= Int32((Clock.monotonic() - start) * 1000)
+            if left <= 0 { return false }
+        }
     }
 
     /// Puts the CRTC back as it was found (the console's framebuffer) and drops master. Once.
@@ -245,68 +324,23 @@ final class DrmDevice {
 
     /// What the log says of the display: card, mode, format and access.
     var summary: String {
-        "\(path) \(width)x\(height)@\(Int(refreshRate.rounded())) Hz \(format.name)\(hasVBlank ? "" : " (no vblank)"), \(access)"
+        "\(path) \(width)x\(height)@\(Int(refreshRate.rounded())) Hz \(format.name)\(hasVBlank ? "" : " (no vblank)"), \(access.summary)"
     }
 }
 
-/// One mapped dumb buffer with its framebuffer id.
-final class DumbBuffer {
-    let fd: Int32
-    let handle: UInt32
-    let fb: UInt32
-    let pitch: Int
-    let memory: UnsafeMutableRawPointer
-    let byteCount: Int
+/// How the card was had.
+enum CardAccess {
+    /// Opened by us (needs the `video` group); VT switches are ours to follow (`VTSeat`).
+    case direct
+    /// From the logind session (`TakeDevice`), which also says when it pauses and resumes it.
+    case logind(LogindSeat)
 
-    private init(fd: Int32, handle: UInt32, fb: UInt32, pitch: Int, memory: UnsafeMutableRawPointer, byteCount: Int) {
-        self.fd = fd
-        self.handle = handle
-        self.fb = fb
-        self.pitch = pitch
-        self.memory = memory
-        self.byteCount = byteCount
-    }
-
-    /// A `width`x`height` buffer in `format`, mapped, with a framebuffer; nil with errno's text.
-    static func make(fd: Int32, width: Int, height: Int, format: ScanoutFormat) -> Result<DumbBuffer, DrmDevice.OpenError> {
-        var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
-        let bpp = UInt32(format.bytesPerPixel * 8)
-        var rc = cdrm_create_dumb(fd, UInt32(width), UInt32(height), bpp, &handle, &pitch, &size)
-        guard rc == 0 else { return .failure(.init(message: "DRM_IOCTL_MODE_CREATE_DUMB: \(String(cString: strerror(-rc)))")) }
-        var offset: UInt64 = 0
-        rc = cdrm_map_dumb(fd, handle, &offset)
-        guard rc == 0 else {
-            _ = cdrm_destroy_dumb(fd, handle)
-            return .failure(.init(message: "DRM_IOCTL_MODE_MAP_DUMB: \(String(cString: strerror(-rc)))"))
+    /// What the log calls it.
+    var summary: String {
+        switch self {
+        case .direct: return "opened directly"
+        case .logind: return "from logind"
         }
-        guard let memory = mmap(nil, Int(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset)),
-              memory != UnsafeMutableRawPointer(bitPattern: -1) else {
-            let e = errno
-            _ = cdrm_destroy_dumb(fd, handle)
-            return .failure(.init(message: "mmap of a dumb buffer: \(String(cString: strerror(e)))"))
-        }
-        var fb: UInt32 = 0
-        let drmFormat = format == .xrgb8888 ? CDRM_FORMAT_XRGB8888 : CDRM_FORMAT_RGB565
-        guard cdrm_add_fb(fd, UInt32(width), UInt32(height), drmFormat, handle, pitch, &fb) == 0 else {
-            let e = errno
-            munmap(memory, Int(size))
-            _ = cdrm_destroy_dumb(fd, handle)
-            return .failure(.init(message: "drmModeAddFB2 (\(format.name)): \(String(cString: strerror(e)))"))
-        }
-        // Black until drawn (dumb buffers start zeroed; said, not assumed).
-        memset(memory, 0, Int(size))
-        return .success(DumbBuffer(fd: fd, handle: handle, fb: fb, pitch: Int(pitch), memory: memory, byteCount: Int(size)))
     }
-
-    private var destroyed = false
-
-    func destroy() {
-        guard !destroyed else { return }
-        destroyed = true
-        _ = drmModeRmFB(fd, fb)
-        munmap(memory, byteCount)
-        _ = cdrm_destroy_dumb(fd, handle)
-    }
-
-    deinit { destroy() }
 }
+

@@ -3,16 +3,19 @@ import CDRM
 import Glibc
 #endif
 
-/// VT switching for the DRM presenter when no logind session manages it (a card opened
-/// directly on a VT): the VT goes to `VT_PROCESS` mode, so a switch away (Ctrl+Alt+Fn, `chvt`)
-/// waits for us — SIGUSR1 asks to release: we drop DRM master and allow it (`VT_RELDISP 1`), the
-/// console on the other VT can then set its own mode; SIGUSR2 says the VT is ours again: we
-/// acknowledge (`VT_RELDISP VT_ACKACQ`), take master back, set the mode and send the whole
-/// page. The signal handlers only write a byte to a pipe; the frame loop reads it (`service`),
-/// and its idle wait polls the pipe (`fd`). `close` puts the VT back to `VT_AUTO`. With logind
-/// (`LogindDevice`) logind does all of this itself.
-final class VTSwitch {
+/// The seat of a card opened directly on a VT (no logind session manages it): the VT goes to
+/// `VT_PROCESS` mode, so a switch away (Ctrl+Alt+Fn, `chvt`) waits for us — SIGUSR1 asks to
+/// release: the presenter drops DRM master (`SeatEvent.pause(.asked)`) and we allow it
+/// (`VT_RELDISP 1`), the console on the other VT can then set its own mode; SIGUSR2 says the
+/// VT is ours again: we acknowledge (`VT_RELDISP VT_ACKACQ`) and the presenter takes master
+/// back, sets the mode and sends the whole page (`.resume`). The signal handlers only write a
+/// byte to a pipe; the frame loop reads it (`service`), and its idle wait polls the pipe
+/// (`pollDescriptor`). `close` puts the VT back to `VT_AUTO`. With logind (`LogindSeat`) logind
+/// does all of this itself.
+final class VTSeat: Seat {
     /// The pipe the handlers write to ([read, write]); allocated before they are installed.
+    /// Static because a signal handler has no context to find an instance by: this one
+    /// descriptor pair is all it touches (async-signal-safe), the rest is the instance's.
     nonisolated(unsafe) private static let pipeFDs: UnsafeMutablePointer<Int32> = {
         let p = UnsafeMutablePointer<Int32>.allocate(capacity: 2)
         p.initialize(repeating: -1, count: 2)
@@ -27,7 +30,7 @@ final class VTSwitch {
     private var closed = false
 
     /// The read end of the pipe (for the idle wait).
-    var fd: Int32 { Self.pipeFDs[0] }
+    var pollDescriptor: Int32? { Self.pipeFDs[0] }
 
     /// Nil (one warning printed) when the VT refuses `VT_PROCESS` mode.
     init?(tty: Int32) {
@@ -41,7 +44,7 @@ final class VTSwitch {
         act.__sigaction_handler.sa_sigaction = { sig, info, _ in
             guard let info, info.pointee.si_code == VTSwitch.kernelCode else { return }
             var b: UInt8 = sig == SIGUSR1 ? 1 : 2
-            _ = write(VTSwitch.pipeFDs[1], &b, 1)
+            _ = write(VTSeat.pipeFDs[1], &b, 1)
         }
         act.sa_flags = SA_RESTART | SA_SIGINFO
         sigemptyset(&act.sa_mask)
@@ -59,23 +62,20 @@ final class VTSwitch {
 
     deinit { close() }
 
-    /// Handles the switches asked for since the last call: `release` before allowing a switch
-    /// away, `acquire` after acknowledging one back. Returns true when the VT came back.
-    func service(release: () -> Void, acquire: () -> Void) -> Bool {
-        guard !closed else { return false }
-        var came = false
+    /// Hands the switches asked for since the last call on: `.pause(.asked)` before allowing a
+    /// switch away, `.resume` after acknowledging one back.
+    func service(_ handle: (SeatEvent) -> Void) {
+        guard !closed else { return }
         var b: UInt8 = 0
-        while read(fd, &b, 1) == 1 {
+        while read(Self.pipeFDs[0], &b, 1) == 1 {
             if b == 1 {
-                release()
+                handle(.pause(.asked))
                 _ = cdrm_vt_release(tty, 1)
             } else {
                 _ = cdrm_vt_release(tty, CDRM_VT_ACKACQ)
-                acquire()
-                came = true
+                handle(.resume)
             }
         }
-        return came
     }
 
     /// Back to `VT_AUTO`, the handlers as they were.
