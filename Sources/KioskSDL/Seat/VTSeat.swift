@@ -42,7 +42,7 @@ final class VTSeat: Seat {
         // SIGUSR2. The VT layer sends its signals privileged (si_code SI_KERNEL); those of
         // kill/sigqueue carry SI_USER/SI_QUEUE and are ignored, as everywhere else.
         act.__sigaction_handler.sa_sigaction = { sig, info, _ in
-            guard let info, info.pointee.si_code == VTSwitch.kernelCode else { return }
+            guard let info, info.pointee.si_code == VTSeat.kernelCode else { return }
             var b: UInt8 = sig == SIGUSR1 ? 1 : 2
             _ = write(VTSeat.pipeFDs[1], &b, 1)
         }
