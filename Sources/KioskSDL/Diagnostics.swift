@@ -14,9 +14,7 @@ enum Diagnostics {
     }
 
     static func environmentFlag(_ name: String) -> Bool {
-        guard let v = getenv(name) else { return false }
-        let s = String(cString: v).lowercased()
-        return !(s.isEmpty || s == "0" || s == "false" || s == "no")
+        EnvironmentFlag.isOn(getenv(name).map { String(cString: $0) })
     }
 
     /// The last SDL error, or a placeholder when SDL left none.

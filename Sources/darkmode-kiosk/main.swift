@@ -80,7 +80,7 @@ func main() -> Int32 {
 /// already shows the saved mode; every commit goes to a background writer (no file I/O on the
 /// frame path), flushed with a bounded wait on every exit path.
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
-    if processEnvironment()["DARKMODE_KIOSK_TIMING"].map({ !$0.isEmpty && $0 != "0" }) == true {
+    if EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()) {
         StartupTrace.enable()
         StartupTrace.mark("main")
     }
@@ -123,7 +123,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let saveLogs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
                                     now: { AppearanceLink.monotonicSeconds() }, log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) })
     let live = LiveAppearance(settings: settings, store: store,
-                              timing: processEnvironment()["DARKMODE_KIOSK_TIMING"].map { !$0.isEmpty && $0 != "0" } ?? false,
+                              timing: EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()),
                               logs: logs)
     live.alsoFlushed = [saveLogs]
     live.start(preferencesPath: settings.preferencesPath)
