@@ -28,22 +28,7 @@ export DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS=100
 
 # tool TEXT: another program's atomic rewrite (a temporary file renamed over the file).
 tool() { printf '%s\n' "$1" >"$STATE/.tool.tmp" && mv -f "$STATE/.tool.tmp" "$PREFS"; }
-# page_mode: true (dark) / false (light) from the window title's first toggle; "unknown" else.
-page_mode() {
-    case "$(title_states)" in
-        "On On Off") echo true ;;
-        "Off Off Off") echo false ;;
-        *) echo "unknown" ;;
-    esac
-}
-# wait_page true|false WHAT [SECONDS]
-wait_page() {
-    local deadline=$((SECONDS + ${3:-3}))
-    while [ "$(page_mode)" != "$1" ]; do
-        [ $SECONDS -lt $deadline ] || fail "$2: the page's mode is $(page_mode) (title: $(window_title)), expected $1"
-        sleep 0.05
-    done
-}
+# page_mode and wait_page: lib/common.sh.
 
 start_xvfb 1280x800
 start_kiosk --prefs "$PREFS" --size 1280x800

@@ -43,20 +43,7 @@ SOCK="$E2E_TMP/notify.sock" NLOG="$E2E_TMP/notify.log"
 E2E_PIDS+=($!)
 for _ in $(seq 50); do [ -S "$SOCK" ] && break; sleep 0.05; done
 
-page_mode() {
-    case "$(title_states)" in
-        "On On Off") echo true ;;
-        "Off Off Off") echo false ;;
-        *) echo "unknown" ;;
-    esac
-}
-wait_page() {
-    local deadline=$((SECONDS + ${3:-3}))
-    while [ "$(page_mode)" != "$1" ]; do
-        [ $SECONDS -lt $deadline ] || fail "$2: the page's mode is $(page_mode) (title: $(window_title)), expected $1"
-        sleep 0.05
-    done
-}
+# page_mode and wait_page: lib/common.sh.
 # wait_file FILE MODE WHAT SECONDS: the file says MODE within SECONDS; prints how long it took.
 wait_file() {
     local start=$SECONDS

@@ -188,3 +188,22 @@ wait_title_states() {
         sleep 0.1
     done
 }
+
+# page_mode: true (dark) / false (light) when both toggles agree and the page does not follow
+# the system ("On On Off" / "Off Off Off" in the window title); "unknown" else.
+page_mode() {
+    case "$(title_states)" in
+        "On On Off") echo true ;;
+        "Off Off Off") echo false ;;
+        *) echo "unknown" ;;
+    esac
+}
+
+# wait_page true|false WHAT [SECONDS]: the page shows that mode within SECONDS (default 3).
+wait_page() {
+    local deadline=$((SECONDS + ${3:-3}))
+    while [ "$(page_mode)" != "$1" ]; do
+        [ $SECONDS -lt $deadline ] || fail "$2: the page's mode is $(page_mode) (title: $(window_title)), expected $1"
+        sleep 0.05
+    done
+}
