@@ -22,12 +22,9 @@ import Glibc
 /// pointer, touch or tablet device libinput takes is grabbed (`EVIOCGRAB`: its events go to
 /// our descriptor only). Keyboards are left to SDL (libinput closes them again). Devices are
 /// opened here (`open_restricted`); the user needs the `input` group (or a logind seat).
-final class LibinputReader: @unchecked Sendable {
+final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     /// One input and when it happened (CLOCK_MONOTONIC seconds, libinput's clock).
-    struct Stamped: Sendable {
-        var time: Double
-        var input: DeviceInput
-    }
+    typealias Stamped = StampedInput
 
     private let context: OpaquePointer
     private let udev: OpaquePointer
@@ -35,7 +32,8 @@ final class LibinputReader: @unchecked Sendable {
     private let wake: @Sendable () -> Bool
     /// With a config matrix, libinput's own (the udev property's) is set to identity.
     private let replacesCalibration: Bool
-    private let queue = Mutex<(events: [Stamped], wakePending: Bool)>(([], false))
+    /// Bounded, moves merged (`DeviceInputQueue`): a device spewing events cannot grow it.
+    private let queue = Mutex<(items: DeviceInputQueue, wakePending: Bool)>((DeviceInputQueue(), false))
     private let finished = Condition()
     private var done = false
     /// Descriptors opened for libinput, by device node (reader thread only, and `start`).
@@ -92,8 +90,7 @@ final class LibinputReader: @unchecked Sendable {
     func take() -> [Stamped] {
         queue.withLock { q in
             q.wakePending = false
-            defer { q.events.removeAll(keepingCapacity: true) }
-            return q.events
+            return q.items.take(now: Self.monotonicNow())
         }
     }
 
@@ -134,7 +131,7 @@ final class LibinputReader: @unchecked Sendable {
 
     private func enqueue(_ batch: [Stamped]) {
         let shouldWake = queue.withLock { q in
-            q.events.append(contentsOf: batch)
+            for item in batch { q.items.append(item) }
             defer { q.wakePending = true }
             return !q.wakePending
         }
@@ -210,7 +207,7 @@ final class LibinputReader: @unchecked Sendable {
         let touch = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0
         let tablet = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TABLET_TOOL) != 0
         let pointer = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0
-        let name = libinput_device_get_name(device).map { String(cString: $0) } ?? "?"
+        let name = libinput_device_get_name(device).map { InputNodeName.printable(String(cString: $0)) } ?? "?"
         let node = libinput_device_get_udev_device(device).map { d -> String in
             defer { udev_device_unref(d) }
             return udev_device_get_devnode(d).map { String(cString: $0) } ?? "?"
