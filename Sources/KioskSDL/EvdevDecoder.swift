@@ -125,6 +125,8 @@ extension EvdevCode {
 /// - Absolute pointer: a position change is one `absoluteMotion`; `BTN_LEFT/RIGHT/MIDDLE` buttons.
 /// - Pen: as an absolute pointer, the tip (`BTN_TOUCH`) as the left button.
 /// - Relative mouse: the frame's `REL_X/Y` summed into one `relativeMotion` (counts, unaccelerated).
+/// - A frame the input core ends with `SYN_REPORT` 1 (its release of what a device going
+///   away still held): its releases become one `.syncLost`, so nothing they held commits.
 /// - `SYN_DROPPED` (the kernel's buffer overflowed): everything up to the next `SYN_REPORT` is
 ///   dropped, then one `.syncLost` cancels what the device had started; touches and presses
 ///   still held then are ignored until they are lifted (no press is made up mid-gesture).
@@ -172,7 +174,12 @@ struct EvdevDecoder: Sendable {
                 dropping = false
                 return resynchronise()
             }
-            return report()
+            let out = report()
+            // The input core's own frame (`SYN_REPORT` of value 1): the keys and buttons the
+            // device held, released because it is going away (unplugged) or being reset — not
+            // a person's release. What they held is cancelled instead.
+            guard value != 0, out.contains(where: \.isRelease) else { return out }
+            return out.filter { !$0.isRelease } + [.syncLost(device: device)]
         }
         guard !dropping else { return [] }
         switch type {

@@ -100,14 +100,16 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
             var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0)]
             fds += nodes.map { pollfd(fd: devices[$0]!.fd, events: Int16(POLLIN), revents: 0) }
+            // (No release waits here as in `LibinputReader`: the input core's own release of
+            // what an unplugged device held ends with SYN_REPORT 1, which `EvdevDecoder` sees.)
             let n = poll(&fds, nfds_t(fds.count), -1)
             if n < 0 {
                 if errno == EINTR { continue }
                 break
             }
             if fds[0].revents != 0 { break loop }
-            if fds[1].revents != 0 { folderChanged(&notes) }
             var batch: [StampedInput] = []
+            if fds[1].revents != 0 { folderChanged(&notes, into: &batch) }
             for (i, node) in nodes.enumerated() where fds[i + 2].revents != 0 {
                 readDevice(node, &buffer, into: &batch)
             }
@@ -130,37 +132,37 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         }
     }
 
-    private func folderChanged(_ notes: inout [UInt8]) {
+    private func folderChanged(_ notes: inout [UInt8], into batch: inout [StampedInput]) {
         while true {
             let n = read(inotifyFD, &notes, notes.count)
             guard n > 0 else { return }
             for record in InotifyRecord.parse(Array(notes[0..<n])) {
                 if watchingParent, record.name == "input" {
                     watch()
-                    perform(tracker.listed(Self.listFolder()))
+                    perform(tracker.listed(Self.listFolder()), into: &batch)
                     continue
                 }
-                perform(tracker.handle(record))
+                perform(tracker.handle(record), into: &batch)
             }
         }
     }
 
+    /// The first listing (before the thread starts: nothing is removed then).
     private func rescan() {
-        perform(tracker.listed(Self.listFolder()))
+        var batch: [StampedInput] = []
+        perform(tracker.listed(Self.listFolder()), into: &batch)
     }
 
-    private func perform(_ actions: [InputNodeTracker.Action]) {
-        var batch: [StampedInput] = []
+    private func perform(_ actions: [InputNodeTracker.Action], into batch: inout [StampedInput]) {
         for action in actions {
             switch action {
             case .open(let name): tracker.opened(name, open(name))
             case .close(let name): release(name, into: &batch)
             case .rescan:
                 watch()
-                perform(tracker.listed(Self.listFolder()))
+                perform(tracker.listed(Self.listFolder()), into: &batch)
             }
         }
-        if !batch.isEmpty { enqueue(batch) }
     }
 
     private static func listFolder() -> [String] {

@@ -142,6 +142,45 @@ import Testing
         #expect(single.frame([Self.key(C.btnTouch, 1)]).count == 1)
     }
 
+    /// The input core's own release of what an unplugged device held (`input_dev_release_keys`,
+    /// a frame ended by SYN_REPORT 1) is not a person's release: it cancels instead.
+    @Test func theKernelsUnplugReleaseCancels() {
+        var mouse = Feed(.absolutePointer, AxisRange(0, 32767))
+        _ = mouse.frame([Self.abs(C.absX, 100), Self.key(C.btnLeft, 1)])
+        var out: [DeviceInput] = []
+        out += mouse.decoder.feed(type: C.evKey, code: C.btnLeft, value: 0)
+        out += mouse.decoder.feed(type: C.evSyn, code: C.synReport, value: 1)
+        #expect(out == [.syncLost(device: 3)])
+        var panel = Feed(.touchScreen(multitouch: false))
+        _ = panel.frame([Self.key(C.btnTouch, 1)])
+        _ = panel.decoder.feed(type: C.evKey, code: C.btnTouch, value: 0)
+        #expect(panel.decoder.feed(type: C.evSyn, code: C.synReport, value: 1) == [.syncLost(device: 3)])
+        // The same release with SYN_REPORT 0 is a release.
+        _ = mouse.frame([Self.key(C.btnLeft, 1)])
+        #expect(mouse.frame([Self.key(C.btnLeft, 0)]) == [.button(device: 3, code: 0x110, isDown: false)])
+    }
+
+    /// libinput's releases before its removal: held `delay`, dropped when their device goes.
+    @Test func releasesWaitForTheirDevicesRemoval() {
+        var hold = ReleaseHold(delay: 0.05)
+        let press = StampedInput(time: 1, input: .button(device: 4, code: 0x110, isDown: true))
+        let up = StampedInput(time: 2, input: .button(device: 4, code: 0x110, isDown: false))
+        let move = StampedInput(time: 2.01, input: .absoluteMotion(device: 4, x: 0.5, y: 0.5))
+        let lift = StampedInput(time: 2.02, input: .touchEnd(cancelled: false, device: 5, slot: 0))
+        #expect(hold.add([press], now: 1) == [press] && hold.deadline == nil, "nothing but releases waits")
+        #expect(hold.add([up, move], now: 2).isEmpty && hold.deadline == 2.05, "what follows a release waits behind it")
+        #expect(hold.due(now: 2.04).isEmpty)
+        #expect(hold.add([lift], now: 2.045).isEmpty)
+        let gone = StampedInput(time: 2.046, input: .deviceRemoved(device: 4))
+        #expect(hold.add([gone], now: 2.046).isEmpty)
+        #expect(hold.due(now: 2.05) == [move, lift, gone], "device 4's release dropped, device 5's kept, order kept")
+        #expect(hold.deadline == nil && hold.held.isEmpty)
+        // A real release: passed on after the delay, unchanged.
+        #expect(hold.add([up], now: 3).isEmpty)
+        #expect(hold.due(now: 3.05) == [up])
+        #expect(ReleaseHold.milliseconds(until: 3.0501, now: 3) == 51 && ReleaseHold.milliseconds(until: 2, now: 3) == 0)
+    }
+
     // MARK: Nodes and inotify
 
     @Test func eventNodeNames() {
