@@ -77,13 +77,19 @@ enum EvdevDeviceKind: Sendable, Equatable {
         } else {
             return .failure(.init("not a touch screen, tablet or mouse"))
         }
-        for code in kind.positionAxes {
-            guard let r = abs[code] else { continue }
-            if r.minimum >= r.maximum {
-                return .failure(.init("its axis \(EvdevCode.axisName(code)) has the range \(r.minimum)…\(r.maximum), which is empty or reversed"))
-            }
-        }
+        if let broken = brokenPositionAxis(c, axes: kind.positionAxes) { return .failure(broken) }
         return .success(kind)
+    }
+
+    /// The first position axis (of `axes`, else all of X/Y and the multitouch X/Y the device
+    /// has) whose range is empty or reversed (minimum ≥ maximum): nothing scales from it.
+    static func brokenPositionAxis(_ c: EvdevCapabilities, axes: [UInt16]? = nil) -> EvdevRefusal? {
+        let codes = axes ?? [EvdevCode.absX, EvdevCode.absY, EvdevCode.absMTPositionX, EvdevCode.absMTPositionY]
+        for code in codes {
+            guard let r = c.absoluteAxes[code], r.minimum >= r.maximum else { continue }
+            return EvdevRefusal("its axis \(EvdevCode.axisName(code)) has the range \(r.minimum)…\(r.maximum), which is empty or reversed")
+        }
+        return nil
     }
 
     /// The absolute axes the position comes from.

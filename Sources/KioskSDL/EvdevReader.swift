@@ -286,7 +286,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         return out
     }
 
-    private static func capabilities(_ fd: Int32) -> EvdevCapabilities {
+    static func capabilities(_ fd: Int32) -> EvdevCapabilities {
         var c = EvdevCapabilities()
         c.keys = bits(fd, type: UInt32(EvdevCode.evKey), count: 0x300)
         c.relativeAxes = bits(fd, type: UInt32(EvdevCode.evRel), count: 0x10)

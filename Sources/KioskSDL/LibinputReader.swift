@@ -240,6 +240,13 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             return
         }
         var notes: [String] = []
+        if let fd = opened[node], let broken = EvdevDeviceKind.brokenPositionAxis(EvdevReader.capabilities(fd)) {
+            // libinput refuses min == max itself, not a reversed range (a broken driver's, or
+            // EVIOCSABS): positions would land mirrored or nowhere. Left alone, like a keyboard.
+            libinput_device_config_send_events_set_mode(device, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
+            Diagnostics.printError("darkmode-kiosk: input: not reading \"\(name)\" (\(node)): \(broken.reason)", priority: .info)
+            return
+        }
         if let fd = opened[node] {
             deviceFDs[Self.id(device)] = fd
             let error = clibinput_grab(fd, 1)

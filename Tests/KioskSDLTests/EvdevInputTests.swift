@@ -48,6 +48,9 @@ import Testing
         var mtAbs = Self.mt
         mtAbs[C.absMTPositionX] = range
         #expect(throws: EvdevRefusal.self) { try EvdevDeviceKind.classify(Self.caps(keys: [C.btnTouch], abs: mtAbs, direct: true)).get() }
+        // The check libinput's devices get too (libinput itself refuses only min == max).
+        #expect(EvdevDeviceKind.brokenPositionAxis(Self.caps(abs: mtAbs)) != nil)
+        #expect(EvdevDeviceKind.brokenPositionAxis(Self.caps(abs: Self.mt)) == nil)
     }
 
     // MARK: Decoding
