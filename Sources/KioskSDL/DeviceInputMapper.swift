@@ -18,8 +18,11 @@ public enum DeviceInput: Sendable, Equatable {
     case relativeMotion(device: Int64, dx: Double, dy: Double)
     /// A pointer button, by its evdev code (`BTN_LEFT` is 0x110).
     case button(device: Int64, code: UInt32, isDown: Bool)
-    /// The device was unplugged.
+    /// The device was unplugged: its touches and its held button are cancelled.
     case deviceRemoved(device: Int64)
+    /// The device's events were lost (the kernel's `SYN_DROPPED`, or the queue to the frame
+    /// loop overflowed): as for an unplug, what it had started is cancelled.
+    case syncLost(device: Int64)
 }
 
 /// Turns device input into the host's raw pointer input (`RawPointerInput`, which
@@ -51,6 +54,8 @@ public struct DeviceInputMapper: Sendable {
     private var touches: [TouchKey: (x: Double, y: Double)] = [:]
     /// The device holding the left button, if any.
     private var leftHeldBy: Int64?
+    /// The pointer device that moved or clicked last: the cursor is hidden when it is unplugged.
+    private var cursorDevice: Int64?
 
     public init(calibration: CalibrationMatrix? = nil) {
         self.calibration = calibration
@@ -78,11 +83,13 @@ public struct DeviceInputMapper: Sendable {
             let key = TouchKey(device: device, slot: slot)
             guard let last = touches.removeValue(forKey: key) else { return [] }
             return [finger(cancelled ? .cancel : .up, key, last)]
-        case let .absoluteMotion(_, x, y):
+        case let .absoluteMotion(device, x, y):
+            cursorDevice = device
             let n = outputNormalised(x: x, y: y)
             let output = Point(clamp(n.x, 0, 1) * Double(viewport.outputWidth), clamp(n.y, 0, 1) * Double(viewport.outputHeight))
             return [moveCursor(toPage: viewport.pagePixel(fromOutput: output), viewport)]
-        case let .relativeMotion(_, dx, dy):
+        case let .relativeMotion(device, dx, dy):
+            cursorDevice = device
             let start = cursor ?? Point(Double(viewport.pagePixelWidth) / 2, Double(viewport.pagePixelHeight) / 2)
             return [moveCursor(toPage: Point(start.x + dx, start.y + dy), viewport)]
         case let .button(device, code, isDown):
@@ -93,19 +100,25 @@ public struct DeviceInputMapper: Sendable {
                 leftHeldBy = isDown ? device : nil
             }
             cursorVisible = true
+            cursorDevice = device
             let w = windowUnits(viewport)
             return [.mouseButton(isDown: isDown, which: Self.mouseWhich, button: button, x: w.x, y: w.y)]
-        case let .deviceRemoved(device):
+        case let .deviceRemoved(device), let .syncLost(device):
             var out: [RawPointerInput] = []
+            if case .deviceRemoved = input, cursorDevice == device {
+                // The mouse or tablet that showed the cursor is gone: so is the cursor.
+                cursorVisible = false
+                cursorDevice = nil
+            }
             for (key, last) in touches where key.device == device {
                 touches[key] = nil
                 out.append(finger(.cancel, key, last))
             }
             if leftHeldBy == device {
-                // The release will never come: end the press where the pointer is.
+                // The release will never come: the press is cancelled, not released (a
+                // release on a toggle would commit a tap or a half drag nobody finished).
                 leftHeldBy = nil
-                let w = windowUnits(viewport)
-                out.append(.mouseButton(isDown: false, which: Self.mouseWhich, button: 1, x: w.x, y: w.y))
+                out.append(.mouseCancel(which: Self.mouseWhich))
             }
             return out
         }

@@ -21,8 +21,8 @@ final class FrameLoop {
     private let eventHandler: HostEventHandler?
     private let onCommit: (KioskOutput) -> Void
     private let driver: String
-    /// Touch screens, tablets and mice through libinput (KMS/DRM), when it runs.
-    private var input: LibinputReader?
+    /// Touch screens, tablets and mice through libinput or the evdev reader (KMS/DRM), when one runs.
+    private var input: DeviceInputReader?
     /// The SDL event type the reader wakes the loop with.
     private var inputEventType: UInt32?
     private var mapper: DeviceInputMapper
@@ -309,24 +309,35 @@ final class FrameLoop {
 
     // MARK: libinput
 
-    /// Starts the libinput reader when `InputReaderChoice` says so; on failure SDL's own input
+    /// Starts the reader `InputReaderChoice` and `InputBackend` say (one line names it); when
+    /// libinput cannot start the evdev reader is tried, and when that fails too SDL's own input
     /// stays (one warning line says why).
     private func startInput() {
         // With our DRM presenter SDL runs its evdev driver, but the display is KMS/DRM all the same.
         let (choice, warning) = InputReaderChoice.resolve(request: getenv("DARKMODE_KIOSK_INPUT").map { String(cString: $0) },
                                                           driver: window.drm != nil ? "kmsdrm" : driver)
         if let warning { Diagnostics.printError(warning, priority: .warning) }
-        guard choice == .libinput, let poster = HostEventPoster.register() else { return }
-        if access("/run/udev/control", F_OK) != 0 {
-            Diagnostics.printError("darkmode-kiosk: input: udevd is not running (no /run/udev/control): libinput finds no devices without it; SDL's own input stays in use", priority: .warning)
-        }
+        guard let backend = InputBackend.choose(choice, udevRunning: access("/run/udev/control", F_OK) == 0),
+              let poster = HostEventPoster.register() else { return }
         let seat = getenv("XDG_SEAT").map { String(cString: $0) } ?? "seat0"
-        switch LibinputReader.start(seat: seat, replacesCalibration: hostOptions.calibration != nil, wake: { poster.post(code: 0) }) {
+        Diagnostics.printError(InputBackend.startLine(backend, choice: choice, seat: seat), priority: .info)
+        let wake: @Sendable () -> Bool = { poster.post(code: 0) }
+        if backend == .libinputUdev {
+            switch LibinputReader.start(seat: seat, replacesCalibration: hostOptions.calibration != nil, wake: wake) {
+            case .success(let reader):
+                input = reader
+                inputEventType = poster.eventType
+                return
+            case .failure(let error):
+                Diagnostics.printError("darkmode-kiosk: input: libinput not used (\(error.reason)); reading /dev/input/event* directly instead", priority: .warning)
+            }
+        }
+        switch EvdevReader.start(wake: wake) {
         case .success(let reader):
             input = reader
             inputEventType = poster.eventType
         case .failure(let error):
-            Diagnostics.printError("darkmode-kiosk: input: libinput not used (\(error.reason)); SDL's own input stays in use", priority: .warning)
+            Diagnostics.printError("darkmode-kiosk: input: the evdev reader not used (\(error.reason)); SDL's own input stays in use", priority: .warning)
         }
     }
 

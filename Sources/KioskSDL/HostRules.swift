@@ -190,12 +190,16 @@ private let recorder: QuitSignal.Handler = { sig in
     previous?(sig)
 }
 
-/// Who reads touch screens and mice (`DARKMODE_KIOSK_INPUT`): libinput (`LibinputReader`) or
-/// SDL's own input. Unset (or "auto"): libinput on SDL's kmsdrm driver, where SDL's evdev
+/// Who reads touch screens and mice (`DARKMODE_KIOSK_INPUT`): libinput (`LibinputReader`, or
+/// without udevd the kiosk's own evdev reader), the evdev reader, or SDL's own input. Unset (or "auto"): libinput on SDL's kmsdrm driver, where SDL's evdev
 /// reader passes absolute pointers through unscaled and knows no calibration; SDL elsewhere
 /// (X11 and Wayland deliver input that a display server has already mapped).
 public enum InputReaderChoice: String, CaseIterable, Equatable, Sendable {
+    /// libinput while udevd runs, else the kiosk's own evdev reader (`InputBackend`).
     case libinput
+    /// The kiosk's own evdev reader (`EvdevReader`) even where udevd runs (to compare, or where
+    /// udev's database cannot be trusted).
+    case evdev
     case sdl
 
     /// The reader for the environment's request and SDL's video driver, plus a warning for a
@@ -207,5 +211,37 @@ public enum InputReaderChoice: String, CaseIterable, Equatable, Sendable {
         if let choice = InputReaderChoice(rawValue: asked) { return (choice, nil) }
         let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
         return (automatic, "darkmode-kiosk: DARKMODE_KIOSK_INPUT=\"\(request ?? "")\" is not one of \(names); using the automatic choice (\(automatic.rawValue))")
+    }
+}
+
+/// Which reader takes touch screens and pointers when the choice is not SDL's, and the one line
+/// at start that says so. The rule for "udev is there": `/run/udev/control` exists (udevd
+/// creates that socket when it starts and removes it when it stops; systemd's libudev, which
+/// libinput uses, treats a device as initialised only when udevd has written its database
+/// entry under /run/udev/data). Without it libinput finds nothing (its udev backend enumerates
+/// nothing initialised, its path backend refuses every node: "udev device never initialized"),
+/// so the kiosk reads /dev/input/event* itself.
+public enum InputBackend: Equatable, Sendable {
+    case libinputUdev
+    case evdev
+
+    public static func choose(_ choice: InputReaderChoice, udevRunning: Bool) -> InputBackend? {
+        switch choice {
+        case .sdl: return nil
+        case .evdev: return .evdev
+        case .libinput: return udevRunning ? .libinputUdev : .evdev
+        }
+    }
+
+    /// The line naming the backend (`seat` for libinput's).
+    public static func startLine(_ backend: InputBackend, choice: InputReaderChoice, seat: String) -> String {
+        switch (backend, choice) {
+        case (.libinputUdev, _):
+            return "darkmode-kiosk: input: libinput with udev (udevd is running: /run/udev/control), seat \(seat)"
+        case (.evdev, .evdev):
+            return "darkmode-kiosk: input: reading /dev/input/event* directly (DARKMODE_KIOSK_INPUT=evdev); devices plugged in later are found by inotify on /dev/input"
+        case (.evdev, _):
+            return "darkmode-kiosk: input: udevd is not running (no /run/udev/control), so libinput would find no devices: reading /dev/input/event* directly; devices plugged in later are found by inotify on /dev/input"
+        }
     }
 }

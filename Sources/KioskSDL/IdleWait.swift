@@ -1,4 +1,7 @@
 import CSDL2
+// EFD_* come from sys/eventfd.h, which CSystemd's and CLibinput's shims both include: its names come
+// through whichever module clang gave the header to.
+import CLibinput
 import CSystemd
 #if canImport(Glibc)
 import Glibc

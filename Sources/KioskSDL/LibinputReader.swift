@@ -22,12 +22,9 @@ import Glibc
 /// pointer, touch or tablet device libinput takes is grabbed (`EVIOCGRAB`: its events go to
 /// our descriptor only). Keyboards are left to SDL (libinput closes them again). Devices are
 /// opened here (`open_restricted`); the user needs the `input` group (or a logind seat).
-final class LibinputReader: @unchecked Sendable {
+final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     /// One input and when it happened (CLOCK_MONOTONIC seconds, libinput's clock).
-    struct Stamped: Sendable {
-        var time: Double
-        var input: DeviceInput
-    }
+    typealias Stamped = StampedInput
 
     private let context: OpaquePointer
     private let udev: OpaquePointer
@@ -35,11 +32,17 @@ final class LibinputReader: @unchecked Sendable {
     private let wake: @Sendable () -> Bool
     /// With a config matrix, libinput's own (the udev property's) is set to identity.
     private let replacesCalibration: Bool
-    private let queue = Mutex<(events: [Stamped], wakePending: Bool)>(([], false))
+    /// Bounded, moves merged (`DeviceInputQueue`): a device spewing events cannot grow it.
+    private let queue = Mutex<(items: DeviceInputQueue, wakePending: Bool)>((DeviceInputQueue(), false))
     private let finished = Condition()
     private var done = false
     /// Descriptors opened for libinput, by device node (reader thread only, and `start`).
     private var opened: [String: Int32] = [:]
+    /// The descriptor of each pointer, touch or tablet device taken, by its id; polled for the
+    /// kernel's hang-up of an unplugged device (`ReleaseHold`). Reader thread only.
+    private var deviceFDs: [Int64: Int32] = [:]
+    /// Descriptors that reported the hang-up already (libinput closes them at its removal).
+    private var hungUp: Set<Int32> = []
     private var permissionWarned = false
 
     private init(context: OpaquePointer, udev: OpaquePointer, stopFD: Int32, replacesCalibration: Bool,
@@ -92,8 +95,7 @@ final class LibinputReader: @unchecked Sendable {
     func take() -> [Stamped] {
         queue.withLock { q in
             q.wakePending = false
-            defer { q.events.removeAll(keepingCapacity: true) }
-            return q.events
+            return q.items.take(now: Self.monotonicNow())
         }
     }
 
@@ -110,8 +112,11 @@ final class LibinputReader: @unchecked Sendable {
     // MARK: Reader thread
 
     private func run() {
-        var fds = [pollfd(fd: libinput_get_fd(context), events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        let base = [pollfd(fd: libinput_get_fd(context), events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        // Releases wait a moment for a removal of their device (`ReleaseHold`): libinput
+        // releases what an unplugged device held just before it says the device is gone.
+        var hold = ReleaseHold()
         while true {
             // Devices found while the seat was assigned (and any input since) are waiting already.
             if libinput_dispatch(context) != 0 { break }
@@ -120,10 +125,24 @@ final class LibinputReader: @unchecked Sendable {
                 convert(event, into: &batch)
                 libinput_event_destroy(event)
             }
-            if !batch.isEmpty { enqueue(batch) }
-            let n = poll(&fds, 2, -1)
+            var now = Self.monotonicNow()
+            let ready = hold.add(batch, now: now) + hold.due(now: now)
+            if !ready.isEmpty { enqueue(ready) }
+            // libinput's descriptor, the stop eventfd, and each device's descriptor for its
+            // hang-up alone (events 0: POLLHUP and POLLERR are always reported).
+            let watched = deviceFDs.filter { !hungUp.contains($0.value) }.sorted { $0.key < $1.key }
+            var fds = base + watched.map { pollfd(fd: $0.value, events: 0, revents: 0) }
+            let n = poll(&fds, nfds_t(fds.count), hold.deadline.map { ReleaseHold.milliseconds(until: $0, now: Self.monotonicNow()) } ?? -1)
             if n < 0, errno != EINTR { break }
             if fds[1].revents != 0 { break }
+            now = Self.monotonicNow()
+            var gone: [Stamped] = []
+            for (i, device) in watched.enumerated() where fds[i + 2].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+                hungUp.insert(device.value)
+                gone.append(Stamped(time: now, input: .deviceRemoved(device: device.key)))
+            }
+            let early = hold.add(gone, now: now)
+            if !early.isEmpty { enqueue(early) }
         }
         release()
         finished.lock()
@@ -134,7 +153,7 @@ final class LibinputReader: @unchecked Sendable {
 
     private func enqueue(_ batch: [Stamped]) {
         let shouldWake = queue.withLock { q in
-            q.events.append(contentsOf: batch)
+            for item in batch { q.items.append(item) }
             defer { q.wakePending = true }
             return !q.wakePending
         }
@@ -160,6 +179,7 @@ final class LibinputReader: @unchecked Sendable {
         case LIBINPUT_EVENT_DEVICE_ADDED:
             added(libinput_event_get_device(event))
         case LIBINPUT_EVENT_DEVICE_REMOVED:
+            deviceFDs[device] = nil
             batch.append(Stamped(time: Self.monotonicNow(), input: .deviceRemoved(device: device)))
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             let t = libinput_event_get_touch_event(event)
@@ -210,7 +230,7 @@ final class LibinputReader: @unchecked Sendable {
         let touch = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0
         let tablet = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TABLET_TOOL) != 0
         let pointer = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0
-        let name = libinput_device_get_name(device).map { String(cString: $0) } ?? "?"
+        let name = libinput_device_get_name(device).map { InputNodeName.printable(String(cString: $0)) } ?? "?"
         let node = libinput_device_get_udev_device(device).map { d -> String in
             defer { udev_device_unref(d) }
             return udev_device_get_devnode(d).map { String(cString: $0) } ?? "?"
@@ -220,7 +240,15 @@ final class LibinputReader: @unchecked Sendable {
             return
         }
         var notes: [String] = []
+        if let fd = opened[node], let broken = EvdevDeviceKind.brokenPositionAxis(EvdevReader.capabilities(fd)) {
+            // libinput refuses min == max itself, not a reversed range (a broken driver's, or
+            // EVIOCSABS): positions would land mirrored or nowhere. Left alone, like a keyboard.
+            libinput_device_config_send_events_set_mode(device, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
+            Diagnostics.printError("darkmode-kiosk: input: not reading \"\(name)\" (\(node)): \(broken.reason)", priority: .info)
+            return
+        }
         if let fd = opened[node] {
+            deviceFDs[Self.id(device)] = fd
             let error = clibinput_grab(fd, 1)
             if error != 0 { notes.append("not grabbed from SDL (\(String(cString: strerror(error)))): its input may arrive twice") }
         } else {
@@ -258,6 +286,8 @@ final class LibinputReader: @unchecked Sendable {
 
     fileprivate func closed(_ fd: Int32) {
         if let path = opened.first(where: { $0.value == fd })?.key { opened[path] = nil }
+        deviceFDs = deviceFDs.filter { $0.value != fd }
+        hungUp.remove(fd)
         close(fd)
     }
 

@@ -9,6 +9,9 @@ public enum RawPointerInput: Sendable, Equatable {
     case mouseButton(isDown: Bool, which: UInt32, button: UInt8, x: Int32, y: Int32)
     /// `SDL_MOUSEMOTION`: window units; `leftHeld` from the event's button state.
     case mouseMotion(which: UInt32, leftHeld: Bool, x: Int32, y: Int32)
+    /// The device holding the left button went away (unplugged): the press ends without a
+    /// release, so nothing it started commits (no SDL event: the libinput/evdev readers make it).
+    case mouseCancel(which: UInt32)
 }
 
 /// Turns raw SDL pointer input into the app's single pointer model (page points, stable ids),
@@ -88,6 +91,10 @@ public struct PointerTranslator: Sendable {
             }
             mouseLast = p
             return PointerEvent(id: Self.mouseID, phase: .move, location: p, timestamp: timestamp, device: .mouse)
+        case let .mouseCancel(which):
+            guard acceptsMouse(which), let last = mouseLast else { return nil }
+            mouseLast = nil
+            return PointerEvent(id: Self.mouseID, phase: .cancel, location: last, timestamp: timestamp, device: .mouse)
         }
     }
 

@@ -218,6 +218,88 @@ class Agent:
         self._up(dev, kind)
         return {"monotonic": time.monotonic()}
 
+    # --- broken and busy devices (Tests/vm/input_hotplug_scenarios.py) ----------------------
+    def op_set_absinfo(self, r):
+        """Sets an axis's range on a made device's evdev node (EVIOCSABS, as a broken driver
+        would report it; uinput itself refuses a reversed range): r["code"], r["min"], r["max"]."""
+        dev, _ = self.devices[r["device"]]
+        node = evdev.InputDevice(dev.device.path)
+        try:
+            node.set_absinfo(int(r["code"]), min=int(r["min"]), max=int(r["max"]))
+            info = node.absinfo(int(r["code"]))
+        finally:
+            node.close()
+        return {"min": info.min, "max": info.max}
+
+    def op_spew(self, r):
+        """Starts writing r["frames"] position frames (each a move and a SYN_REPORT, positions
+        sweeping the axis) into a made device as fast as it can, on a thread: a device gone
+        wild. op_spew_wait waits for it."""
+        import threading
+        dev, kind = self.devices[r["device"]]
+        frames = int(r["frames"])
+        lo, hi = r.get("range", [0, 4095])
+
+        def run():
+            started = time.monotonic()
+            if kind == "multitouch":
+                self._down(dev, kind, lo, lo)
+            for i in range(frames):
+                v = lo + i % (hi - lo + 1)
+                if kind == "mouse":
+                    dev.write(e.EV_REL, e.REL_X, 1 if i % 2 else -1)
+                else:
+                    self._move(dev, kind, v, v)
+                    continue                          # _move ends its frame itself
+                dev.syn()
+            if kind == "multitouch":
+                self._up(dev, kind)
+            self.spewed = {"frames": frames, "seconds": time.monotonic() - started}
+        self.spewed = None
+        self.spewer = threading.Thread(target=run, daemon=True)
+        self.spewer.start()
+        return {}
+
+    def op_cycle_device(self, r):
+        """Makes and closes a uinput multitouch panel r["n"] times, each time waiting (up to 30 s)
+        until process r["pid"] has its node open, and after closing until it has not: a panel
+        plugged and unplugged n times with no round trip to the harness. Returns the seconds."""
+        started = time.monotonic()
+        ax = AbsInfo(value=0, min=0, max=4095, fuzz=0, flat=0, resolution=0)
+        caps = {e.EV_KEY: [e.BTN_TOUCH],
+                e.EV_ABS: [(e.ABS_X, ax), (e.ABS_Y, ax), (e.ABS_MT_SLOT, AbsInfo(0, 0, 9, 0, 0, 0)),
+                           (e.ABS_MT_TRACKING_ID, AbsInfo(0, 0, 65535, 0, 0, 0)),
+                           (e.ABS_MT_POSITION_X, ax), (e.ABS_MT_POSITION_Y, ax)]}
+        fd_dir = f"/proc/{int(r['pid'])}/fd"
+
+        def held(node):
+            n = 0
+            for fd in os.listdir(fd_dir):
+                try:
+                    n += os.readlink(f"{fd_dir}/{fd}") == node
+                except OSError:
+                    pass
+            return n
+
+        def wait(node, opened):
+            deadline = time.monotonic() + 30
+            while (held(node) > 0) != opened:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{node} {'never opened' if opened else 'still open'} in {r['pid']}")
+                time.sleep(0.01)
+        for _ in range(int(r["n"])):
+            dev = UInput(caps, name=r.get("label", "dmk-cycled-panel"), vendor=0x1209, product=0x0003,
+                         version=1, bustype=e.BUS_USB, input_props=[e.INPUT_PROP_DIRECT])
+            node = dev.device.path
+            wait(node, True)
+            dev.close()
+            wait(node, False)
+        return {"seconds": time.monotonic() - started}
+
+    def op_spew_wait(self, r):
+        self.spewer.join(r.get("timeout", 120))
+        return {"done": not self.spewer.is_alive(), "result": self.spewed}
+
 
 def main():
     path = port_path("dmk.agent")
