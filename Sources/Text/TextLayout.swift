@@ -79,13 +79,31 @@ public enum Shaper {
     public static func shape(_ text: String, pixelSize: Double, fonts: FontSet, language: String? = nil,
                              features: [String] = [], tracking: Double = 0) -> ShapedLine {
         let scalars = Array(text.unicodeScalars)
-        let ufuncs = hb_unicode_funcs_get_default()
-
-        // 1. Script per scalar, with Common / Inherited resolved to a neighbour's script.
-        var scripts = scalars.map { hb_unicode_script(ufuncs, $0.value) }
-        func isNeutral(_ s: hb_script_t) -> Bool {
-            s == CHB_SCRIPT_COMMON || s == CHB_SCRIPT_INHERITED || s == CHB_SCRIPT_UNKNOWN
+        let scripts = resolvedScripts(scalars)
+        let (faceOf, missing) = assignFaces(scalars, fonts: fonts)
+        let lang = language.map { hb_language_from_string($0, -1) } ?? hb_language_get_default()
+        var (glyphs, runs, width) = shapeRuns(scalars, scripts: scripts, faces: faceOf, fonts: fonts, pixelSize: pixelSize,
+                                              language: lang, features: features)
+        width += track(&glyphs, tracking: tracking, pixelSize: pixelSize)
+        let (ascent, descent, gap) = lineMetrics(faces: Set(runs.map(\.face)).union([0]), fonts: fonts, pixelSize: pixelSize)
+        var warnings: [TextWarning] = []
+        if !missing.isEmpty {
+            warnings.append(.missingGlyphs(text: text, scalars: missing, family: fonts.requestedFamily))
         }
+        return ShapedLine(text: text, pixelSize: pixelSize, tracking: tracking, glyphs: glyphs, runs: runs, width: width,
+                          ascent: ascent, descent: descent, lineGap: max(0, gap), warnings: warnings)
+    }
+
+    private static func isNeutral(_ s: hb_script_t) -> Bool {
+        s == CHB_SCRIPT_COMMON || s == CHB_SCRIPT_INHERITED || s == CHB_SCRIPT_UNKNOWN
+    }
+
+    private static func script(of s: Unicode.Scalar) -> hb_script_t { hb_unicode_script(hb_unicode_funcs_get_default(), s.value) }
+
+    /// 1. The script of each scalar, Common / Inherited resolved to a neighbour's script (the
+    /// one before, else the one after).
+    static func resolvedScripts(_ scalars: [Unicode.Scalar]) -> [hb_script_t] {
+        var scripts = scalars.map(script(of:))
         var last: hb_script_t? = nil
         for i in scripts.indices {
             if isNeutral(scripts[i]) { if let last { scripts[i] = last } } else { last = scripts[i] }
@@ -94,14 +112,16 @@ public enum Shaper {
         for i in scripts.indices.reversed() {
             if isNeutral(scripts[i]) { if let next { scripts[i] = next } } else { next = scripts[i] }
         }
+        return scripts
+    }
 
-        // 2. Face per scalar.
+    /// 2. The face of each scalar (an index into `fonts.faces`), and the scalars no face has.
+    static func assignFaces(_ scalars: [Unicode.Scalar], fonts: FontSet) -> (faces: [Int], missing: [Unicode.Scalar]) {
         var faceOf = [Int](repeating: 0, count: scalars.count)
         var missing: [Unicode.Scalar] = []
         var prevFace = 0
         for (i, s) in scalars.enumerated() {
-            let neutral = isNeutral(hb_unicode_script(ufuncs, s.value))
-            if neutral && i > 0 && fonts.covers(prevFace, s) {
+            if isNeutral(script(of: s)) && i > 0 && fonts.covers(prevFace, s) {
                 faceOf[i] = prevFace
             } else if let f = fonts.faceIndex(for: s) {
                 faceOf[i] = f
@@ -114,16 +134,21 @@ public enum Shaper {
             prevFace = faceOf[i]
         }
         // A leading neutral that the first real face covers joins that face's run.
-        if let firstStrong = scalars.indices.first(where: { !isNeutral(hb_unicode_script(ufuncs, scalars[$0].value)) }) {
+        if let firstStrong = scalars.indices.first(where: { !isNeutral(script(of: scalars[$0])) }) {
             let f = faceOf[firstStrong]
             for i in 0..<firstStrong where fonts.covers(f, scalars[i]) { faceOf[i] = f }
         }
+        return (faceOf, missing)
+    }
 
-        // 3. Runs and shaping.
+    /// 3. Runs of one face and script, each shaped by HarfBuzz; the glyphs placed along one
+    /// pen, which ends at the line's advance width.
+    static func shapeRuns(_ scalars: [Unicode.Scalar], scripts: [hb_script_t], faces faceOf: [Int], fonts: FontSet,
+                          pixelSize: Double, language: hb_language_t?, features: [String])
+        -> (glyphs: [PositionedGlyph], runs: [ShapedRun], width: Double) {
         var glyphs: [PositionedGlyph] = []
         var runs: [ShapedRun] = []
         var pen = 0.0
-        let lang = language.map { hb_language_from_string($0, -1) } ?? hb_language_get_default()
         let codepoints = scalars.map { $0.value }
         let hbFeatures: [hb_feature_t] = features.compactMap { f in
             var feature = hb_feature_t()
@@ -135,8 +160,7 @@ public enum Shaper {
         while start < scalars.count {
             var end = start + 1
             while end < scalars.count && faceOf[end] == faceOf[start] && scripts[end] == scripts[start] { end += 1 }
-            let faceIndex = faceOf[start]
-            let face = fonts.faces[faceIndex]
+            let face = fonts.faces[faceOf[start]]
             face.setPixelSize(pixelSize)
             var dir = hb_script_get_horizontal_direction(scripts[start])
             if dir != HB_DIRECTION_RTL { dir = HB_DIRECTION_LTR }
@@ -146,54 +170,56 @@ public enum Shaper {
             }
             hb_buffer_set_direction(buffer, dir)
             hb_buffer_set_script(buffer, scripts[start])
-            hb_buffer_set_language(buffer, lang)
+            hb_buffer_set_language(buffer, language)
             hbFeatures.withUnsafeBufferPointer { hb_shape(face.hbFont, buffer, $0.baseAddress, UInt32($0.count)) }
             var n: UInt32 = 0
             let infos = hb_buffer_get_glyph_infos(buffer, &n)
             let positions = hb_buffer_get_glyph_positions(buffer, &n)
             for g in 0..<Int(n) {
                 let info = infos![g], pos = positions![g]
-                glyphs.append(PositionedGlyph(face: faceIndex, glyph: info.codepoint,
-                                              x: pen + Double(pos.x_offset) / 64,
-                                              y: -Double(pos.y_offset) / 64,
-                                              cluster: Int(info.cluster)))
+                glyphs.append(PositionedGlyph(face: faceOf[start], glyph: info.codepoint, x: pen + Double(pos.x_offset) / 64,
+                                              y: -Double(pos.y_offset) / 64, cluster: Int(info.cluster)))
                 pen += Double(pos.x_advance) / 64
             }
-            var tagBytes = [CChar](repeating: 0, count: 5)
-            hb_tag_to_string(hb_script_to_iso15924_tag(scripts[start]), &tagBytes)
-            runs.append(ShapedRun(face: faceIndex, family: face.family,
-                                  script: String(decoding: tagBytes.prefix(4).map { UInt8(bitPattern: $0) }, as: UTF8.self),
+            runs.append(ShapedRun(face: faceOf[start], family: face.family, script: isoTag(scripts[start]),
                                   rightToLeft: dir == HB_DIRECTION_RTL, scalars: start..<end))
             start = end
         }
+        return (glyphs, runs, pen)
+    }
 
-        // Tracking: shift every glyph by the spacing of the cluster boundaries before it.
-        if tracking != 0 && !glyphs.isEmpty {
-            let step = tracking * pixelSize
-            var shift = 0.0
-            for i in glyphs.indices {
-                if i > 0 && glyphs[i].cluster != glyphs[i - 1].cluster { shift += step }
-                glyphs[i].x += shift
-            }
-            pen += shift
+    /// A script's ISO 15924 tag ("Latn").
+    private static func isoTag(_ script: hb_script_t) -> String {
+        var tagBytes = [CChar](repeating: 0, count: 5)
+        hb_tag_to_string(hb_script_to_iso15924_tag(script), &tagBytes)
+        return String(decoding: tagBytes.prefix(4).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Tracking: shifts every glyph by the spacing of the cluster boundaries before it; returns
+    /// how much wider the line became.
+    static func track(_ glyphs: inout [PositionedGlyph], tracking: Double, pixelSize: Double) -> Double {
+        guard tracking != 0 && !glyphs.isEmpty else { return 0 }
+        let step = tracking * pixelSize
+        var shift = 0.0
+        for i in glyphs.indices {
+            if i > 0 && glyphs[i].cluster != glyphs[i - 1].cluster { shift += step }
+            glyphs[i].x += shift
         }
+        return shift
+    }
 
-        // 4. Line metrics over the faces used (and the primary, so an empty line has a height).
-        var used = Set(runs.map(\.face)); used.insert(0)
+    /// 4. Line metrics (pixels) over the faces used (and the primary, so an empty line has a
+    /// height): the largest ascent, descent and line gap.
+    static func lineMetrics(faces: Set<Int>, fonts: FontSet, pixelSize: Double) -> (ascent: Double, descent: Double, gap: Double) {
         var ascent = 0.0, descent = 0.0, gap = 0.0
-        for i in used {
+        for i in faces {
             let f = fonts.faces[i]
             let k = pixelSize / f.unitsPerEm
             let a = f.ascender * k, d = -f.descender * k
             ascent = max(ascent, a); descent = max(descent, d)
             gap = max(gap, f.lineHeight * k - a - d)
         }
-        var warnings: [TextWarning] = []
-        if !missing.isEmpty {
-            warnings.append(.missingGlyphs(text: text, scalars: missing, family: fonts.requestedFamily))
-        }
-        return ShapedLine(text: text, pixelSize: pixelSize, tracking: tracking, glyphs: glyphs, runs: runs, width: pen,
-                          ascent: ascent, descent: descent, lineGap: max(0, gap), warnings: warnings)
+        return (ascent, descent, gap)
     }
 
     /// Format and control characters that need no glyph (zero-width joiners, variation selectors…).
