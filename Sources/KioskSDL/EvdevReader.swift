@@ -1,7 +1,4 @@
 import CLibinput
-// sys/eventfd.h is shared with CSystemd's shim: its names come through whichever module clang gave it to.
-import CSystemd
-import Synchronization
 import Threads
 #if canImport(Glibc)
 import Glibc
@@ -31,11 +28,8 @@ protocol DeviceInputReader: AnyObject, Sendable {
 final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     static let folder = "/dev/input"
 
-    private let stopFD: Int32
-    private let wake: @Sendable () -> Bool
-    private let queue = Mutex<(items: DeviceInputQueue, wakePending: Bool)>((DeviceInputQueue(), false))
-    private let finished = Condition()
-    private var done = false
+    /// The queue to the frame loop, its wake-up, and the stop.
+    private let handOff: InputHandOff
 
     // Reader thread only.
     private struct Open {
@@ -49,46 +43,32 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     private var nextID: Int64 = 1
     private var permissionWarned: Set<String> = []
 
-    private init(stopFD: Int32, wake: @escaping @Sendable () -> Bool) {
-        self.stopFD = stopFD
-        self.wake = wake
-    }
+    private init(handOff: InputHandOff) { self.handOff = handOff }
 
     /// Starts the reader thread (it opens the devices there), or says why not (one phrase).
     static func start(wake: @escaping @Sendable () -> Bool) -> Result<EvdevReader, LibinputStartError> {
-        let stopFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard stopFD >= 0 else { return .failure(.init("eventfd failed: \(String(cString: strerror(errno)))")) }
-        let reader = EvdevReader(stopFD: stopFD, wake: wake)
+        guard let handOff = InputHandOff(wake: wake) else {
+            return .failure(.init("eventfd failed: \(String(cString: strerror(errno)))"))
+        }
+        let reader = EvdevReader(handOff: handOff)
         reader.inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard reader.inotifyFD >= 0 else {
-            close(stopFD)
+            handOff.discard()
             return .failure(.init("inotify_init1 failed: \(String(cString: strerror(errno)))"))
         }
         reader.watch()
         reader.rescan()
         guard ThreadStart.spawn(name: "evdev", { reader.run() }) else {
             reader.closeAll()
-            close(stopFD)
+            handOff.discard()
             return .failure(.init("cannot start the input thread"))
         }
         return .success(reader)
     }
 
-    func take() -> [StampedInput] {
-        queue.withLock { q in
-            q.wakePending = false
-            return q.items.take(now: LibinputReader.monotonicNow())
-        }
-    }
+    func take() -> [StampedInput] { handOff.take(now: LibinputReader.monotonicNow()) }
 
-    func stop() {
-        var one: UInt64 = 1
-        _ = write(stopFD, &one, 8)
-        finished.lock()
-        while !done { finished.wait() }
-        finished.unlock()
-        close(stopFD)
-    }
+    func stop() { handOff.stop() }
 
     // MARK: Reader thread
 
@@ -97,7 +77,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         var notes = [UInt8](repeating: 0, count: 4096)
         loop: while true {
             let nodes = devices.keys.sorted()
-            var fds = [pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+            var fds = [pollfd(fd: handOff.stopDescriptor, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: inotifyFD, events: Int16(POLLIN), revents: 0)]
             fds += nodes.map { pollfd(fd: devices[$0]!.fd, events: Int16(POLLIN), revents: 0) }
             // (No release waits here as in `LibinputReader`: the input core's own release of
@@ -117,10 +97,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         }
         closeAll()
         close(inotifyFD)
-        finished.lock()
-        done = true
-        finished.broadcast()
-        finished.unlock()
+        handOff.threadEnded()
     }
 
     /// Watches `/dev/input`; while it does not exist (no input device yet), `/dev` for its creation.
@@ -259,16 +236,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         devices.removeAll()
     }
 
-    private func enqueue(_ batch: [StampedInput]) {
-        let shouldWake = queue.withLock { q in
-            for item in batch { q.items.append(item) }
-            defer { q.wakePending = true }
-            return !q.wakePending
-        }
-        if shouldWake, !wake() {
-            queue.withLock { $0.wakePending = false }
-        }
-    }
+    private func enqueue(_ batch: [StampedInput]) { handOff.enqueue(batch) }
 
     // MARK: ioctls
 

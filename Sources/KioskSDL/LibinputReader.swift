@@ -1,8 +1,5 @@
 import CLibinput
-// sys/eventfd.h is shared with CSystemd's shim: its names come through whichever module clang gave it to.
-import CSystemd
 import KioskEngine
-import Synchronization
 import Threads
 #if canImport(Glibc)
 import Glibc
@@ -28,14 +25,10 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
 
     private let context: OpaquePointer
     private let udev: OpaquePointer
-    private let stopFD: Int32
-    private let wake: @Sendable () -> Bool
+    /// The queue to the frame loop, its wake-up, and the stop.
+    private let handOff: InputHandOff
     /// With a config matrix, libinput's own (the udev property's) is set to identity.
     private let replacesCalibration: Bool
-    /// Bounded, moves merged (`DeviceInputQueue`): a device spewing events cannot grow it.
-    private let queue = Mutex<(items: DeviceInputQueue, wakePending: Bool)>((DeviceInputQueue(), false))
-    private let finished = Condition()
-    private var done = false
     /// Descriptors opened for libinput, by device node (reader thread only, and `start`).
     private var opened: [String: Int32] = [:]
     /// The descriptor of each pointer, touch or tablet device taken, by its id; polled for the
@@ -45,21 +38,18 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     private var hungUp: Set<Int32> = []
     private var permissionWarned = false
 
-    private init(context: OpaquePointer, udev: OpaquePointer, stopFD: Int32, replacesCalibration: Bool,
-                 wake: @escaping @Sendable () -> Bool) {
+    private init(context: OpaquePointer, udev: OpaquePointer, handOff: InputHandOff, replacesCalibration: Bool) {
         self.context = context
         self.udev = udev
-        self.stopFD = stopFD
+        self.handOff = handOff
         self.replacesCalibration = replacesCalibration
-        self.wake = wake
     }
 
     /// Opens the seat's input devices and starts the reader thread, or says why not (one line).
     /// `wake` is called from the reader thread when input is queued; it must be thread-safe.
     static func start(seat: String, replacesCalibration: Bool, wake: @escaping @Sendable () -> Bool) -> Result<LibinputReader, LibinputStartError> {
         guard let udev = udev_new() else { return .failure(.init("udev_new failed")) }
-        let stopFD = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard stopFD >= 0 else {
+        guard let handOff = InputHandOff(wake: wake) else {
             udev_unref(udev)
             return .failure(.init("eventfd failed: \(String(cString: strerror(errno)))"))
         }
@@ -68,22 +58,22 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         box.initialize(to: nil)
         guard let context = libinput_udev_create_context(libinputInterface, box, udev) else {
             box.deallocate()
-            close(stopFD)
+            handOff.discard()
             udev_unref(udev)
             return .failure(.init("libinput_udev_create_context failed"))
         }
-        let reader = LibinputReader(context: context, udev: udev, stopFD: stopFD, replacesCalibration: replacesCalibration, wake: wake)
+        let reader = LibinputReader(context: context, udev: udev, handOff: handOff, replacesCalibration: replacesCalibration)
         box.pointee = reader
         reader.box = box
         libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_ERROR)
         guard libinput_udev_assign_seat(context, seat) == 0 else {
             reader.release()
-            close(stopFD)
+            handOff.discard()
             return .failure(.init("libinput cannot assign seat \(seat)"))
         }
         guard ThreadStart.spawn(name: "libinput", { reader.run() }) else {
             reader.release()
-            close(stopFD)
+            handOff.discard()
             return .failure(.init("cannot start the input thread"))
         }
         return .success(reader)
@@ -92,28 +82,16 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     private var box: UnsafeMutablePointer<LibinputReader?>?
 
     /// Everything queued since the last call, oldest first.
-    func take() -> [Stamped] {
-        queue.withLock { q in
-            q.wakePending = false
-            return q.items.take(now: Self.monotonicNow())
-        }
-    }
+    func take() -> [Stamped] { handOff.take(now: Self.monotonicNow()) }
 
     /// Stops the reader thread and waits for it to release the devices (their grabs end).
-    func stop() {
-        var one: UInt64 = 1
-        _ = write(stopFD, &one, 8)
-        finished.lock()
-        while !done { finished.wait() }
-        finished.unlock()
-        close(stopFD)
-    }
+    func stop() { handOff.stop() }
 
     // MARK: Reader thread
 
     private func run() {
         let base = [pollfd(fd: libinput_get_fd(context), events: Int16(POLLIN), revents: 0),
-                    pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+                    pollfd(fd: handOff.stopDescriptor, events: Int16(POLLIN), revents: 0)]
         // Releases wait a moment for a removal of their device (`ReleaseHold`): libinput
         // releases what an unplugged device held just before it says the device is gone.
         var hold = ReleaseHold()
@@ -145,23 +123,10 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             if !early.isEmpty { enqueue(early) }
         }
         release()
-        finished.lock()
-        done = true
-        finished.broadcast()
-        finished.unlock()
+        handOff.threadEnded()
     }
 
-    private func enqueue(_ batch: [Stamped]) {
-        let shouldWake = queue.withLock { q in
-            for item in batch { q.items.append(item) }
-            defer { q.wakePending = true }
-            return !q.wakePending
-        }
-        if shouldWake, !wake() {
-            // SDL's queue refused it: try again with the next batch.
-            queue.withLock { $0.wakePending = false }
-        }
-    }
+    private func enqueue(_ batch: [Stamped]) { handOff.enqueue(batch) }
 
     /// Closes every device (libinput calls `close_restricted`) and frees the context.
     private func release() {
