@@ -27,6 +27,9 @@ public final class LogLimiter {
     let log: (String) -> Void
     let now: () -> Double
     private var entries: [String: Entry] = [:]
+    /// How many keys have lines counted and not yet summed up: with none (the usual case) the
+    /// loop's per-pass `deadline` and `flush` return at once.
+    private var counting = 0
     /// Keys in first-seen order, so summaries come out in a stable order.
     private var order: [String] = []
 
@@ -62,7 +65,7 @@ public final class LogLimiter {
             return
         }
         if t - e.windowStart >= interval {
-            if e.suppressed > 0 { summarize(key, e, at: t) }
+            if e.suppressed > 0 { summarize(key, e, at: t); counting -= 1 }
             e = Entry(windowStart: t)
             entries[key] = e
             log(line())
@@ -75,7 +78,7 @@ public final class LogLimiter {
             return
         }
         e.suppressed += 1
-        if e.suppressed == 1 { e.example = example() }
+        if e.suppressed == 1 { e.example = example(); counting += 1 }
         entries[key] = e
     }
 
@@ -86,16 +89,21 @@ public final class LogLimiter {
 
     /// The next instant a summary is due (the injected clock's seconds), nil when nothing is counted.
     public var deadline: Double? {
-        entries.values.filter { $0.suppressed > 0 }.map { $0.windowStart + interval }.min()
+        guard counting > 0 else { return nil }
+        var due: Double?
+        for e in entries.values where e.suppressed > 0 { due = min(due ?? .infinity, e.windowStart + interval) }
+        return due
     }
 
     /// Writes the summaries that are due at `t`; each such key starts a new window at `t` (so
     /// a flood that goes on gives `burst` lines and one summary a window).
     public func flush(at t: Double) {
+        guard counting > 0 else { return }
         for key in order {
             guard let e = entries[key], e.suppressed > 0, t - e.windowStart >= interval else { continue }
             summarize(key, e, at: t)
             entries[key] = Entry(windowStart: t, written: 0)
+            counting -= 1
         }
     }
 
@@ -105,6 +113,7 @@ public final class LogLimiter {
             guard let e = entries[key], e.suppressed > 0 else { continue }
             summarize(key, e, at: t)
             entries[key] = Entry(windowStart: t, written: 0)
+            counting -= 1
         }
     }
 

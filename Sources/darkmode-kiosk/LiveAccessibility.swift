@@ -134,9 +134,15 @@ final class HostEventHandlers: HostEventHandler {
     func stop() { for h in all { h.stop() } }
     func framePresented() { for h in all { h.framePresented() } }
     func pageShown(app: KioskApp, placement: ScreenPlacement) { for h in all { h.pageShown(app: app, placement: placement) } }
-    func passEnded() -> Double? { all.compactMap { $0.passEnded() }.min() }
+    /// Every loop pass: no array made.
+    func passEnded() -> Double? {
+        var due: Double?
+        for h in all { if let d = h.passEnded() { due = min(due ?? d, d) } }
+        return due
+    }
     var statusNote: String? {
-        let notes = all.compactMap(\.statusNote)
-        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+        var note: String?
+        for h in all { if let n = h.statusNote { note = note.map { $0 + "; " + n } ?? n } }
+        return note
     }
 }

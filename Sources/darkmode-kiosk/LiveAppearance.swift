@@ -133,10 +133,16 @@ final class LiveAppearance: HostEventHandler {
         for l in [logs] + alsoFlushed { l.flushAll() }
     }
 
+    /// Every loop pass (each frame while the page moves): nothing is allocated when no
+    /// summary is pending.
     func passEnded() -> Double? {
-        let all = [logs] + alsoFlushed
-        for l in all { l.flush() }
-        return all.compactMap(\.secondsUntilDue).min()
+        logs.flush()
+        var due = logs.secondsUntilDue
+        for l in alsoFlushed {
+            l.flush()
+            if let d = l.secondsUntilDue { due = min(due ?? d, d) }
+        }
+        return due
     }
 
     var statusNote: String? { unsavedNote() }
