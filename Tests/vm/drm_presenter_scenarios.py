@@ -13,16 +13,15 @@ Usage: drm_presenter_scenarios.py [--gpu bochs,virtio] [--only NAME,...] [--acce
                                   [--shots DIR] [--seconds N]
 Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (default tcg).
 """
-import argparse
 import os
 import re
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, run_guests  # noqa: E402
-from kmsdrm_scenarios import Kiosk, Run, check, restart_saved_mode, run_scenarios, kiosk_binary  # noqa: E402
+from vm import run_guests  # noqa: E402
+from kmsdrm_scenarios import (check, restart_saved_mode, run_scenarios, scenario_parser,  # noqa: E402
+                              chosen_scenarios, kiosk_and_shots, guest_run)
 
 SECONDS = 10
 
@@ -186,31 +185,23 @@ PENDING = {"drm_cost_against_texture"}
 
 def main():
     global SECONDS
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--gpu", default="bochs,virtio")
-    p.add_argument("--only", default=",".join(n for n in ORDER if n not in PENDING))
-    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
-    p.add_argument("--shots", default=None)
+    p = scenario_parser(__doc__, "bochs,virtio")
     p.add_argument("--seconds", type=int, default=SECONDS)
     a = p.parse_args()
     SECONDS = a.seconds
-    binary = kiosk_binary()
-    if not binary:
+    wanted = chosen_scenarios(a, ORDER, SCENARIOS, PENDING)
+    if isinstance(wanted, int):
+        return wanted
+    started = kiosk_and_shots(a, "drm-presenter-vm-shots.")
+    if not started:
         return 1
-    wanted = [n for n in a.only.split(",") if n]
-    unknown = [n for n in wanted if n not in SCENARIOS]
-    if unknown:
-        print(f"FAIL: unknown scenarios {unknown} (one of {', '.join(ORDER)})", file=sys.stderr)
-        return 2
-    kiosk = Kiosk(binary)
-    shots = a.shots or tempfile.mkdtemp(prefix="drm-presenter-vm-shots.")
-    os.makedirs(shots, exist_ok=True)
+    kiosk, shots = started
+
     def one(gpu, work, results):
-        with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
-            run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
-            print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-            run_scenarios(run, [n for n in ORDER if n in wanted], SCENARIOS, results)
+        with guest_run(a, gpu, work, kiosk, shots) as run:
+            run_scenarios(run, wanted, SCENARIOS, results)
     return run_guests("drm-presenter-vm", [g for g in a.gpu.split(",") if g], one, shots)
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -22,17 +22,16 @@ udevd is started and the rest run with libinput, as on a Debian kiosk:
 Usage: input_hotplug_scenarios.py [--gpu bochs] [--only NAME,...] [--cycles N] [--shots DIR] [--list]
 Environment: KIOSK_BIN, DARKMODE_KIOSK_VM_ACCEL (as kmsdrm_scenarios.py). Exit status 0 when all passed.
 """
-import argparse
 import os
 import signal
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError, run_guests  # noqa: E402
-from kmsdrm_scenarios import (CHANGE_TIMEOUT, Failure, Kiosk, Run, check, kiosk_binary,  # noqa: E402
-                              run_scenarios, settle, start_udevd)
+from vm import VMError, run_guests  # noqa: E402
+from kmsdrm_scenarios import (CHANGE_TIMEOUT, Run, check,  # noqa: E402
+                              run_scenarios, settle, start_udevd, scenario_parser, chosen_scenarios,
+                              kiosk_and_shots, guest_run)
 
 TABLET = (0, 32767)          # QEMU's tablets' own units (virtio and USB)
 PANEL = (0, 4095)
@@ -526,37 +525,22 @@ ORDER = list(SCENARIOS)
 
 def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--gpu", default="bochs")
-    p.add_argument("--only", default=None)
+    p = scenario_parser(__doc__, "bochs")
     p.add_argument("--cycles", type=int, default=200, help="uinput panel make/close cycles of the replug scenarios")
     p.add_argument("--usb-cycles", type=int, default=20, help="USB tablet unplug/plug cycles of the replug scenarios")
-    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
-    p.add_argument("--shots", default=None)
-    p.add_argument("--list", action="store_true")
     a = p.parse_args()
-    if a.list:
-        for name in ORDER:
-            print(f"{name}: {' '.join((SCENARIOS[name].__doc__ or '').split())}")
-        return 0
-    binary = kiosk_binary()
-    if not binary:
+    wanted = chosen_scenarios(a, ORDER, SCENARIOS)
+    if isinstance(wanted, int):
+        return wanted
+    started = kiosk_and_shots(a, "input-hotplug-shots.")
+    if not started:
         return 1
-    kiosk = Kiosk(binary)
-    shots = a.shots or tempfile.mkdtemp(prefix="input-hotplug-shots.")
-    os.makedirs(shots, exist_ok=True)
-    wanted = [n for n in (a.only.split(",") if a.only else ORDER) if n]
-    unknown = [n for n in wanted if n not in SCENARIOS]
-    if unknown:
-        print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
-        return 2
+    kiosk, shots = started
 
     def one(gpu, work, results):
-        with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
-            run = HotplugRun(vm, kiosk, shots, lambda m: print(m, flush=True))
+        with guest_run(a, gpu, work, kiosk, shots, HotplugRun) as run:
             run.cycles, run.usb_cycles = a.cycles, a.usb_cycles
-            print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-            run_scenarios(run, [n for n in ORDER if n in wanted], SCENARIOS, results)
+            run_scenarios(run, wanted, SCENARIOS, results)
     return run_guests("input-hotplug-vm", [g for g in a.gpu.split(",") if g], one, shots)
 
 

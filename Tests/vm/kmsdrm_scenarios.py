@@ -15,6 +15,7 @@ Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (de
 Exit status 0 when every scenario run passed, 1 otherwise (each failure named).
 """
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -677,44 +678,76 @@ PENDING = set()
 ONLY_ON = {"cage_seatd": "virtio"}
 
 
+def scenario_parser(doc, default_gpu):
+    """The options every scenario script takes: --gpu, --only, --accel, --shots, --list."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--gpu", default=default_gpu)
+    p.add_argument("--only", default=None, help="scenarios to run (default: all but the pending ones)")
+    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
+    p.add_argument("--shots", default=None)
+    p.add_argument("--list", action="store_true")
+    return p
+
+
+def chosen_scenarios(a, order, scenarios, pending=(), run_pending=False):
+    """The scenarios to run, in `order`: those named by --only, else all but the pending ones
+    (all with `run_pending`). An int instead is the exit status: 0 after --list printed them,
+    2 for an unknown name."""
+    if a.list:
+        for name in order:
+            print(f"{name}{' (pending)' if name in pending else ''}: {' '.join((scenarios[name].__doc__ or '').split())}")
+        return 0
+    wanted = [n for n in (a.only.split(",") if a.only else order) if n]
+    if not a.only and not run_pending:
+        wanted = [n for n in wanted if n not in pending]
+    unknown = [n for n in wanted if n not in scenarios]
+    if unknown:
+        print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
+        return 2
+    return [n for n in order if n in wanted]
+
+
+def kiosk_and_shots(a, prefix):
+    """The kiosk binary to run and the screenshot folder; None (with a FAIL line) without a binary."""
+    binary = kiosk_binary()
+    if not binary:
+        return None
+    shots = a.shots or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(shots, exist_ok=True)
+    return Kiosk(binary), shots
+
+
+@contextlib.contextmanager
+def guest_run(a, gpu, work, kiosk, shots, run_class=None):
+    """The guest on `gpu` booted and a `Run` (or `run_class`) on it, its output mode said."""
+    with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
+        run = (run_class or Run)(vm, kiosk, shots, lambda m: print(m, flush=True))
+        print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
+        yield run
+
+
 def main():
     # SIGTERM (a CI timeout, the e2e script's trap) unwinds like an exception, so every VM's
     # `with` powers it off and QEMU is not left behind.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--gpu", default="bochs,virtio")
-    p.add_argument("--only", default=None, help="scenarios to run (default: all but the pending ones)")
+    p = scenario_parser(__doc__, "bochs,virtio")
     p.add_argument("--all", action="store_true", help="the pending scenarios too")
-    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
-    p.add_argument("--shots", default=None)
-    p.add_argument("--list", action="store_true")
     a = p.parse_args()
-    if a.list:
-        for name in ORDER:
-            print(f"{name}{' (pending)' if name in PENDING else ''}: {' '.join((SCENARIOS[name].__doc__ or '').split())}")
-        return 0
-    binary = kiosk_binary()
-    if not binary:
+    wanted = chosen_scenarios(a, ORDER, SCENARIOS, PENDING, run_pending=a.all)
+    if isinstance(wanted, int):
+        return wanted
+    started = kiosk_and_shots(a, "kmsdrm-vm-shots.")
+    if not started:
         return 1
-    kiosk = Kiosk(binary)
-    shots = a.shots or tempfile.mkdtemp(prefix="kmsdrm-vm-shots.")
-    os.makedirs(shots, exist_ok=True)
-    wanted = [n for n in (a.only.split(",") if a.only else ORDER) if n]
-    if not a.only and not a.all:
-        wanted = [n for n in wanted if n not in PENDING]
-    unknown = [n for n in wanted if n not in SCENARIOS]
-    if unknown:
-        print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
-        return 2
+    kiosk, shots = started
+
     def one(gpu, work, results):
-        with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
-            run = Run(vm, kiosk, shots, lambda m: print(m, flush=True))
-            print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-            names = [n for n in ORDER if n in wanted and (a.only or ONLY_ON.get(n, gpu) == gpu)]
+        with guest_run(a, gpu, work, kiosk, shots) as run:
+            names = [n for n in wanted if a.only or ONLY_ON.get(n, gpu) == gpu]
             run_scenarios(run, names, SCENARIOS, results)
-            timings = dict(vm.timings)
+            timings = dict(run.vm.timings)
             timings.update(run.timings)
-            print(f"info: {gpu} timings ({vm.accel}): " + "; ".join(
+            print(f"info: {gpu} timings ({run.vm.accel}): " + "; ".join(
                 f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
                 for k, v in timings.items()), flush=True)
     return run_guests("kmsdrm-vm", [g for g in a.gpu.split(",") if g], one, shots)
