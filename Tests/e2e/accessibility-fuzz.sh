@@ -23,8 +23,7 @@ trap cleanup EXIT
 need Xvfb xdotool xwininfo dbus-daemon dbus-send timeout
 PY=/usr/bin/python3
 $PY -c 'from gi.repository import Gio' 2>/dev/null || fail "python3-gi is missing for /usr/bin/python3 (see scripts/packages.txt)"
-LAUNCHER=/usr/libexec/at-spi-bus-launcher
-[ -x $LAUNCHER ] || fail "$LAUNCHER is missing (at-spi2-core)"
+source Tests/e2e/lib/atspi.sh
 KIOSK=$(kiosk_binary)
 FUZZ="nice -n 10 $PY Tests/e2e/lib/a11y-fuzz.py"
 PREFS="$E2E_TMP/state/preferences.json"
@@ -43,29 +42,17 @@ for _ in $(seq 100); do [ -s "$E2E_TMP/display" ] && break; sleep 0.1; done
 [ -s "$E2E_TMP/display" ] || fail "Xvfb did not start: $(cat "$E2E_TMP/xvfb.err")"
 export DISPLAY=":$(head -1 "$E2E_TMP/display")"
 
-dbus-daemon --session --address="unix:path=$E2E_TMP/session.sock" --nofork --print-address=1 >"$E2E_TMP/session.addr" 2>/dev/null &
-E2E_PIDS+=($!)
-for _ in $(seq 100); do [ -s "$E2E_TMP/session.addr" ] && break; sleep 0.05; done
+start_bus session
 export DBUS_SESSION_BUS_ADDRESS=$(head -1 "$E2E_TMP/session.addr")
 # The launcher, the accessibility bus's dbus-daemon and the registry it starts, and the fuzz
 # client run at nice 10: on this shared 2-core machine a client that keeps two processes busy
 # slows everything, whatever the kiosk does. What is measured is the kiosk's own share: its
 # frame loop (nice 0) against its provider thread (which runs 10 nicer by itself).
-nice -n 10 $LAUNCHER --launch-immediately >"$E2E_TMP/launcher.log" 2>&1 &
-E2E_PIDS+=($!)
-for _ in $(seq 100); do
-    dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress >/dev/null 2>&1 && break
-    sleep 0.1
-done
-dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.freedesktop.DBus.Properties.Set \
-    string:org.a11y.Status string:IsEnabled variant:boolean:true >/dev/null || fail "cannot set org.a11y.Status.IsEnabled"
+start_a11y_launcher 10
+set_enabled true
 A11Y=$(dbus-send --session --print-reply=literal --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress | tr -d ' ')
 [ -n "$A11Y" ] || fail "the bus launcher gave no accessibility bus address"
 pass "accessibility bus up (at-spi-bus-launcher, registry), IsEnabled true"
-set_enabled() { # true|false
-    dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.freedesktop.DBus.Properties.Set \
-        string:org.a11y.Status string:IsEnabled variant:boolean:"$1" >/dev/null || fail "cannot set org.a11y.Status.IsEnabled $1"
-}
 
 alive() { kill -0 "$APP" 2>/dev/null || { local rc=0; wait "$APP" || rc=$?; fail "$1: the kiosk died (exit status $rc)"; }; }
 # expect_call WHAT EXPECTED PATH IFACE MEMBER SIG JSON: one call through the fuzz client.

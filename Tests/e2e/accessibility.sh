@@ -20,8 +20,7 @@ trap cleanup EXIT
 need Xvfb xdotool matchbox-window-manager import convert dbus-daemon dbus-send timeout
 PY=/usr/bin/python3
 $PY -c 'import pyatspi' 2>/dev/null || fail "python3-pyatspi is missing for /usr/bin/python3 (see scripts/packages.txt)"
-LAUNCHER=/usr/libexec/at-spi-bus-launcher
-[ -x $LAUNCHER ] || fail "$LAUNCHER is missing (at-spi2-core)"
+source Tests/e2e/lib/atspi.sh
 KIOSK=$(kiosk_binary)
 CLIENT="$PY Tests/e2e/lib/atspi-client.py"
 PREFS="$E2E_TMP/state/preferences.json"
@@ -30,18 +29,6 @@ chmod 700 "$E2E_TMP/run"
 # A throwaway home: the launcher saves IsEnabled in GSettings (kept in memory here).
 export HOME="$E2E_TMP/home" XDG_RUNTIME_DIR="$E2E_TMP/run" GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
 unset AT_SPI_BUS_ADDRESS
-
-start_bus() { # NAME: a private dbus-daemon (not in $(...), so cleanup sees its pid)
-    dbus-daemon --session --address="unix:path=$E2E_TMP/$1.sock" --nofork --print-address=1 >"$E2E_TMP/$1.addr" 2>/dev/null &
-    E2E_PIDS+=($!)
-    for _ in $(seq 100); do [ -s "$E2E_TMP/$1.addr" ] && break; sleep 0.05; done
-    [ -s "$E2E_TMP/$1.addr" ] || fail "dbus-daemon ($1) printed no address"
-}
-
-set_enabled() { # true|false
-    dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.freedesktop.DBus.Properties.Set \
-        string:org.a11y.Status string:IsEnabled variant:boolean:"$1" >/dev/null || fail "cannot set org.a11y.Status.IsEnabled $1"
-}
 
 # The page's layout at 1024x640, scale 1 (OX OY OW OH: the Original toggle), and its colours.
 original_toggle 1024x640 1
@@ -64,12 +51,7 @@ pass "no accessibility bus: no line, no launcher started, idle at 0 ticks over 2
 # --- 2. the session bus with the accessibility bus -------------------------------------------
 start_bus session
 export DBUS_SESSION_BUS_ADDRESS=$(head -1 "$E2E_TMP/session.addr")
-$LAUNCHER --launch-immediately >"$E2E_TMP/launcher.log" 2>&1 &
-E2E_PIDS+=($!)
-for _ in $(seq 100); do
-    dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress >/dev/null 2>&1 && break
-    sleep 0.1
-done
+start_a11y_launcher
 set_enabled true
 pass "accessibility bus up (at-spi-bus-launcher, registry), IsEnabled true"
 
