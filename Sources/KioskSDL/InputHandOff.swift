@@ -1,4 +1,6 @@
-// sys/eventfd.h is shared with CSystemd's shim: its names come through whichever module clang gave it to.
+// sys/eventfd.h is in both CLibinput's and CSystemd's shims: its names come through whichever
+// module clang gave the header to in this build, so both are imported.
+import CLibinput
 import CSystemd
 import Synchronization
 import Threads
