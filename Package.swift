@@ -126,7 +126,7 @@ let package = Package(
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskSDL", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
+        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU"),
@@ -134,7 +134,7 @@ let package = Package(
         // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
         // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
         // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskSDL", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskHost", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
         .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
-        .testTarget(name: "KioskSDLTests", dependencies: ["KioskSDL", "KioskEngine", "Appearance", "AppearanceBus"]),
+        .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
         .testTarget(name: "LogLimitTests", dependencies: ["LogLimit"]),

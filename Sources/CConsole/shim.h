@@ -1,7 +1,7 @@
 #ifndef DARKMODE_KIOSK_CONSOLE_H
 #define DARKMODE_KIOSK_CONSOLE_H
 
-/* The virtual terminal's KD mode (text or graphics), for Sources/KioskSDL/VirtualConsole.swift:
+/* The virtual terminal's KD mode (text or graphics), for Sources/KioskHost/VirtualConsole.swift:
    ioctl is variadic, which Swift cannot call. Both return 0 or -errno; each is one system call,
    so safe in a signal handler. */
 #include <errno.h>

@@ -1,6 +1,6 @@
 #ifndef DARKMODEKIOSK_CWAYLAND_SHIM_H
 #define DARKMODEKIOSK_CWAYLAND_SHIM_H
-/* libwayland-client for the host's shared-memory presenter (KioskSDL/ShmPresenter.swift).
+/* libwayland-client for the host's shared-memory presenter (KioskHost/ShmPresenter.swift).
    SDL links this library already, so using it costs no extra load at start-up. */
 #include <wayland-client.h>
 #include <sys/syscall.h>

@@ -1,6 +1,6 @@
 import AccessibilityBus
 import KioskEngine
-import KioskSDL
+import KioskHost
 import KioskSupport
 import Synchronization
 import SystemdNotify

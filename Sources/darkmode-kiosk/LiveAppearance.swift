@@ -2,7 +2,7 @@ import Appearance
 import AppearanceBus
 import Glibc
 import KioskEngine
-import KioskSDL
+import KioskHost
 import KioskSupport
 import KioskTools
 import LogLimit

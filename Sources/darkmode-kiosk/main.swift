@@ -10,7 +10,7 @@ import KioskEngine
 import KioskSupport
 import KioskTools
 import LogLimit
-import KioskSDL
+import KioskHost
 import AppearanceBus
 import SystemdNotify
 import Text

@@ -3,7 +3,7 @@ import DarkModeToggle
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// A device unplugged in the middle of a gesture (`LIBINPUT_EVENT_DEVICE_REMOVED`, or the evdev
 /// reader's node gone): what it started is cancelled in the engine, never released — a press

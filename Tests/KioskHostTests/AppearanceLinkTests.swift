@@ -4,7 +4,7 @@ import CSDL2
 import Foundation
 import Glibc
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 // SDL is process-global (one event queue; SDL_Init/SDL_Quit): this suite is nested in the
 // serialized `SurfacePresenterTests`, whose tests start and quit SDL and run the host loop, so

@@ -3,7 +3,7 @@ import Glibc
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The window-surface presenter under SDL's dummy video driver (no display needed): it writes
 /// exactly the uploaded rectangles, converting our R,G,B,A bytes into the surface's format.

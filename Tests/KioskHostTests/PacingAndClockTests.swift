@@ -1,5 +1,5 @@
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 @Suite struct FramePacerTests {
     @Test func nonsenseRefreshRatesMeanSixtyHertz() {

@@ -2,7 +2,7 @@ import CSDL2
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The Wayland shared-memory presenter without a compositor: its bookkeeping of what each
 /// buffer misses (`BufferDamage`) and its row copy (`ShmPresenter.copy`), driven as the

@@ -1,7 +1,7 @@
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The DRM framebuffer presenter without a display: its buffers' bookkeeping (`ScanoutChain`)
 /// and its copy (`DrmPresenter.copy`), driven as the presenter drives them, into buffers in

@@ -3,7 +3,7 @@ import Glibc
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The host's pure rules: how the loop ends (exit status and log line), what window and
 /// display events do, when a touch gesture is cancelled.

@@ -1,7 +1,7 @@
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The pointer's arrow in the DRM presenter's buffers: where its pixels go for a rotation and
 /// a scale (`CursorPlacement`), what a move damages, and the sprite drawn into XRGB8888 and

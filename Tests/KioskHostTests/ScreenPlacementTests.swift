@@ -1,5 +1,5 @@
 import KioskEngine
-@testable import KioskSDL
+@testable import KioskHost
 import Raster
 import Testing
 

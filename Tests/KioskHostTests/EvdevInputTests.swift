@@ -1,7 +1,7 @@
 import DarkModeToggle
 import KioskEngine
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The evdev reader's pure parts (systems without udevd): device classification from
 /// capabilities, decoding events into `DeviceInput`, `/dev/input` node names and inotify

@@ -2,7 +2,7 @@ import DarkModeToggle
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// KMS/DRM input, pure: device positions (libinput's normalised values, or raw values of the
 /// device kinds a kiosk meets) through the config's calibration and `--rotate` to page

@@ -1,6 +1,6 @@
 import Testing
 import Glibc
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The KMS/DRM device rules: the one-line error when the display cannot be opened, and the
 /// groups line of `run --check` (the machine side is exercised in the VM test,

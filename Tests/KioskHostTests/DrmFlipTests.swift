@@ -4,7 +4,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import KioskSDL
+@testable import KioskHost
 
 /// A KMS card in memory: it records what the presenter asks of it and answers as the test
 /// says (an errno per call, flip events that come or not, master had or not).

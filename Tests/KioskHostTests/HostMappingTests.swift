@@ -2,7 +2,7 @@ import DarkModeToggle
 import KioskEngine
 import Raster
 import Testing
-@testable import KioskSDL
+@testable import KioskHost
 
 /// The host's pure parts: rotation mapping (input and presentation must agree), scale policy,
 /// and the pointer translator's de-duplication and sanity rules.
