@@ -25,7 +25,7 @@ import Testing
             #expect(e.logLine == nil)
         }
         #expect(HostExit.failure("x").status == 1)
-        #expect(HostExit.failure("the render device was lost").logLine == "darkmode-kiosk: the render device was lost; exiting with status 1")
+        #expect(HostExit.failure("the render device was lost").logLine == "the render device was lost; exiting with status 1")
     }
 
     @Test func windowEvents() {

@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 import DarkModeToggle
 import KioskEngine
@@ -268,7 +269,7 @@ final class FrameLoop {
         var present: Set<Int64> = mapper.activeTouchDevices.union([CSDL2_MOUSE_TOUCHID])
         for i in 0..<max(0, SDL_GetNumTouchDevices()) { present.insert(SDL_GetTouchDevice(i)) }
         if HostAction.touchDeviceLost(activeTouchIDs: active, presentDevices: present) {
-            Diagnostics.printError("darkmode-kiosk: a touch device went away mid-gesture; the gesture is cancelled", priority: .warning)
+            Log.warning("a touch device went away mid-gesture; the gesture is cancelled")
             cancelPointers(app)
         }
     }
@@ -316,11 +317,11 @@ final class FrameLoop {
         // With our DRM presenter SDL runs its evdev driver, but the display is KMS/DRM all the same.
         let (choice, warning) = InputReaderChoice.resolve(request: getenv("DARKMODE_KIOSK_INPUT").map { String(cString: $0) },
                                                           driver: window.drm != nil ? "kmsdrm" : driver)
-        if let warning { Diagnostics.printError(warning, priority: .warning) }
+        if let warning { Log.warning(warning) }
         guard let backend = InputBackend.choose(choice, udevRunning: access("/run/udev/control", F_OK) == 0),
               let poster = HostEventPoster.register() else { return }
         let seat = getenv("XDG_SEAT").map { String(cString: $0) } ?? "seat0"
-        Diagnostics.printError(InputBackend.startLine(backend, choice: choice, seat: seat), priority: .info)
+        Log.info(InputBackend.startLine(backend, choice: choice, seat: seat))
         let wake: @Sendable () -> Bool = { poster.post(code: 0) }
         if backend == .libinputUdev {
             switch LibinputReader.start(seat: seat, replacesCalibration: hostOptions.calibration != nil, wake: wake) {
@@ -329,7 +330,7 @@ final class FrameLoop {
                 inputEventType = poster.eventType
                 return
             case .failure(let error):
-                Diagnostics.printError("darkmode-kiosk: input: libinput not used (\(error.reason)); reading /dev/input/event* directly instead", priority: .warning)
+                Log.warning("input: libinput not used (\(error.reason)); reading /dev/input/event* directly instead")
             }
         }
         switch EvdevReader.start(wake: wake) {
@@ -337,7 +338,7 @@ final class FrameLoop {
             input = reader
             inputEventType = poster.eventType
         case .failure(let error):
-            Diagnostics.printError("darkmode-kiosk: input: the evdev reader not used (\(error.reason)); SDL's own input stays in use", priority: .warning)
+            Log.warning("input: the evdev reader not used (\(error.reason)); SDL's own input stays in use")
         }
     }
 

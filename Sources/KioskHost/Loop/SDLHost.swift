@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 import KioskEngine
 import KioskSupport
@@ -34,7 +35,7 @@ public enum SDLHost {
         // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
         if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
            let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
-            Diagnostics.printError(problem)
+            Log.error(problem)
             return 1
         }
         // Our own KMS/DRM presenter, when the display is a bare DRM card (before SDL, which
@@ -52,7 +53,7 @@ public enum SDLHost {
         if let notifySocket { setenv("NOTIFY_SOCKET", notifySocket, 1) }
         StartupTrace.mark("SDL_Init")
         guard initialised else {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
+            Log.error(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
             return 1
         }
         // Runs last, after SDL_Quit has put back the console's own display mode: the text
@@ -67,14 +68,14 @@ public enum SDLHost {
         // nobody can see is a failure unless that driver was asked for by name.
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
         if drm == nil, getenv("SDL_VIDEODRIVER") == nil, ["offscreen", "dummy", "evdev"].contains(driver.lowercased()) {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(
+            Log.error(Diagnostics.noDisplayMessage(
                 step: "SDL_Init(video)", reason: "no display found (SDL fell back to its invisible \"\(driver)\" driver)"))
             return 1
         }
         // Straight on KMS/DRM the text console shares the screen: its VT goes to graphics mode
         // (no cursor, no kernel messages over the page) until the kiosk ends, crash included.
         if driver.lowercased() == "kmsdrm" || drm != nil, let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {
-            Diagnostics.printError(line, priority: .warning)
+            Log.warning(line)
         }
         let clock = HostClock()
         // Process start on the host clock: the process age at entry, plus the time SDL_Init took.
@@ -86,7 +87,7 @@ public enum SDLHost {
             let notifier = service.notifier
             DisplayLoss.watchX11 {
                 let exit = HostExit.displayLost(driver: driver)
-                if let line = exit.logLine { Diagnostics.printError(line) }
+                if let line = exit.logLine { Log.error(line) }
                 beforeExit()
                 notifier.stopping(status: exit.logLine ?? "display lost")
             }
@@ -95,7 +96,7 @@ public enum SDLHost {
         // (fontconfig crashed when an allocation failed there) or a frame is drawn.
         if let predicted = KioskWindow.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted) {
             let exit = HostExit.failure(problem)
-            if let line = exit.logLine { Diagnostics.printError(line) }
+            if let line = exit.logLine { Log.error(line) }
             service.stopping(status: exit.logLine ?? "failed")
             return exit.status
         }
@@ -111,7 +112,7 @@ public enum SDLHost {
         timingObserver?.windowCreatedAt = clock.now()
         // On a bare KMS/DRM display, which presenter runs (ours, or SDL's GL texture).
         if drm != nil || driver.lowercased() == "kmsdrm" {
-            Diagnostics.printError("darkmode-kiosk: presenting with \(window.presenter.name) (SDL video driver \(driver))", priority: .info)
+            Log.info("presenting with \(window.presenter.name) (SDL video driver \(driver))")
         }
         let loop = FrameLoop(window: window, clock: clock, service: service,
                              observers: timingObserver.map { [$0] } ?? [], eventHandler: eventHandler, onCommit: onCommit)
@@ -127,11 +128,11 @@ public enum SDLHost {
         let prebuilt = firstPage?.take()
         StartupTrace.mark("page taken")
         let exit = loop.run(prebuilt: prebuilt, makeApp: makeApp)
-        if let line = exit.logLine { Diagnostics.printError(line) }
+        if let line = exit.logLine { Log.error(line) }
         // SIGHUP and SIGQUIT arrive as SIGTERM (`ProcessSetup`): say which one stopped it.
         if case .signal = exit, ProcessSetup.forwardedStop != 0 {
-            Diagnostics.printError("darkmode-kiosk: \(ProcessSetup.signalName(ProcessSetup.forwardedStop)) received: "
-                                   + "stopping as for SIGTERM", priority: .info)
+            Log.info("\(ProcessSetup.signalName(ProcessSetup.forwardedStop)) received: "
+                                   + "stopping as for SIGTERM")
         }
         service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
         return exit.status

@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 import KioskEngine
 import KioskSupport
@@ -74,7 +75,7 @@ final class KioskWindow {
             }
         }
         guard let window = SDL_CreateWindow(options.titleBase, x, y, width, height, flags) else {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
+            Log.error(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
             return nil
         }
         return window
@@ -85,7 +86,7 @@ final class KioskWindow {
     private static func sdlPresenter(_ window: OpaquePointer) -> FramePresenter? {
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
         let choice = PresenterKind.order(request: getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0) }, driver: driver)
-        if let warning = choice.warning { Diagnostics.printError(warning, priority: .warning) }
+        if let warning = choice.warning { Log.warning(warning) }
         for kind in choice.kinds {
             let made: FramePresenter?
             switch kind {
@@ -96,7 +97,7 @@ final class KioskWindow {
             }
             if let made { return made }
         }
-        Diagnostics.printError(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
+        Log.error(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
         return nil
     }
 
