@@ -118,9 +118,10 @@ final class RecordingPresenter: FramePresenter {
         p.failNextUpload = true
         #expect(screen.update(frame, dirty: [small]))
         #expect(screen.needsFullUpload)
-        // An expose sets the flag from outside.
+        // An expose: the content is lost, the whole page goes again.
         #expect(screen.update(frame, dirty: []))
-        screen.needsFullUpload = true
+        screen.contentLost()
+        #expect(screen.needsFullUpload)
         #expect(screen.update(frame, dirty: []))
         #expect(p.uploads.last == [frame.bounds])
     }

@@ -1,6 +1,6 @@
-import Log
 import CSDL2
 import DarkModeToggle
+import Log
 import KioskEngine
 import KioskSupport
 import Raster
@@ -22,14 +22,12 @@ final class FrameLoop {
     private let eventHandler: HostEventHandler?
     private let onCommit: (KioskOutput) -> Void
     private let driver: String
-    /// Touch screens, tablets and mice through libinput or the evdev reader (KMS/DRM), when one runs.
-    private var input: DeviceInputReader?
-    /// The SDL event type the reader wakes the loop with.
-    private var inputEventType: UInt32?
+    /// Touch screens, tablets and mice through libinput or the evdev reader (KMS/DRM), when
+    /// the host started one.
+    private let input: InputSource?
     private var mapper: DeviceInputMapper
     /// The cursor the presenter draws now (output pixels), nil: none.
     private var shownCursor: Point?
-    private let hostOptions: HostOptions
 
     private var exit: HostExit?
     private var windowCloseSeen = false
@@ -39,9 +37,10 @@ final class FrameLoop {
     /// events handled before it (commits among them).
     private var wokeAt = 0.0
 
-    init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver],
+    init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver], input: InputSource?,
          eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
         self.window = window
+        self.input = input
         self.clock = clock
         self.service = service
         self.observers = observers
@@ -53,7 +52,6 @@ final class FrameLoop {
         pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
-        hostOptions = window.options
         mapper = DeviceInputMapper(calibration: window.options.calibration)
     }
 
@@ -77,10 +75,17 @@ final class FrameLoop {
         }
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
         defer { eventHandler?.stop() }
-        startInput()
-        defer { input?.stop() }
+        showFirstFrame(app)
+        var event = SDL_Event()
+        while exit == nil { pass(app, &event) }
+        for o in observers { o.loopEnded() }
+        return exit ?? .failure("the frame loop ended without a reason")
+    }
+
+    /// The first frame is rendered while the window is hidden, then shown and presented at
+    /// once; full-screen follows.
+    private func showFirstFrame(_ app: KioskApp) {
         window.setTitle(summary: app.pageAccessibilitySummary)
-        // The first frame is rendered while the window is hidden, then shown and presented at once.
         _ = app.renderFrame(at: clock.now())
         StartupTrace.mark("rendered")
         window.show()
@@ -92,45 +97,52 @@ final class FrameLoop {
         window.enterFullScreen()
         relayout(app)
         pageShown(app)
+    }
 
-        var event = SDL_Event()
-        while exit == nil {
-            let busy = app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
-            if !busy {
-                // Idle: block until something happens, or until the watchdog wants its ping
-                // (no CPU, no timers; without a watchdog the wait has no end).
-                pacer.reset()
-                lastPresentStart = nil
-                let timeout = Self.earlier(service.idleTimeout(now: clock.now()), handlerWake)
-                if waitForEvent(&event, timeout: timeout) == 1 {
-                    wokeAt = clock.now()
-                    handle(event, app)
-                } else if timeout < 0, idleWait == nil {
-                    // (`IdleWait` returns early for a VT switch request, handled below.)
-                    exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
-                    break
-                }
-            } else {
-                let wait = pacer.delay(at: clock.now())
-                if wait >= 0.001 { SDL_Delay(UInt32(wait * 1000)) }
-                wokeAt = clock.now()
-            }
-            while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
-            if window.serviceSeat() { screen.needsFullUpload = true }
-            service.pingIfDue(now: clock.now())
-            if exit != nil { break }
-            if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
-            if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
-                frame(app)
-            }
-            screen.presentCursorIfPending(app.frame)
-            window.setTitle(summary: app.pageAccessibilitySummary)
-            pageShown(app)
-            handlerWake = eventHandler?.passEnded()
-            service.status(status(app))
+    /// One pass of the loop: wait (idle: for an event; busy: for the frame's time), handle the
+    /// events, the seat and the watchdog, draw a frame when one is due, tell the rest.
+    private func pass(_ app: KioskApp, _ event: inout SDL_Event) {
+        if wantsFrame(app) {
+            let wait = pacer.delay(at: clock.now())
+            if wait >= 0.001 { SDL_Delay(UInt32(wait * 1000)) }
+            wokeAt = clock.now()
+        } else if !waitIdle(app, &event) {
+            return
         }
-        for o in observers { o.loopEnded() }
-        return exit ?? .failure("the frame loop ended without a reason")
+        while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
+        if window.owner?.service() == true { screen.contentLost() }
+        service.pingIfDue(now: clock.now())
+        if exit != nil { return }
+        if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
+        if wantsFrame(app) { frame(app) }
+        screen.presentCursorIfPending(app.frame)
+        window.setTitle(summary: app.pageAccessibilitySummary)
+        pageShown(app)
+        handlerWake = eventHandler?.passEnded()
+        service.status(status(app))
+    }
+
+    /// Something moves, a finger or button is down, or the screen is stale: a frame is due.
+    private func wantsFrame(_ app: KioskApp) -> Bool {
+        app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
+    }
+
+    /// Idle: blocks until something happens, or until the watchdog or the event handler wants
+    /// the loop (no CPU, no timers; without either the wait has no end). False when the wait
+    /// failed, which ends the loop.
+    private func waitIdle(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
+        pacer.reset()
+        lastPresentStart = nil
+        let timeout = Self.earlier(service.idleTimeout(now: clock.now()), handlerWake)
+        if waitForEvent(&event, timeout: timeout) == 1 {
+            wokeAt = clock.now()
+            handle(event, app)
+        } else if timeout < 0, idleWait == nil {
+            // (`IdleWait` returns early for a VT switch request, handled by the pass.)
+            exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
+            return false
+        }
+        return true
     }
 
     /// Seconds until the event handler wants `passEnded` again (nil: no need).
@@ -158,7 +170,7 @@ final class FrameLoop {
     }
 
     /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
-    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.seatDescriptors)
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.owner?.pollDescriptors ?? [])
 
     /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.
@@ -201,7 +213,7 @@ final class FrameLoop {
         case SDL_DISPLAYEVENT.rawValue:
             perform(HostAction.forDisplayEvent(UInt32(event.display.event)), app)
         case SDL_RENDER_TARGETS_RESET.rawValue:
-            screen.needsFullUpload = true
+            screen.contentLost()
         case SDL_RENDER_DEVICE_RESET.rawValue:
             if !screen.setViewport(window.measureViewport(), prepare: true) {
                 exit = .failure("the render device was reset and the presenter cannot be prepared again")
@@ -230,7 +242,7 @@ final class FrameLoop {
         case SDL_MOUSEMOTION.rawValue:
             let m = event.motion
             pointer(.mouseMotion(which: m.which, leftHeld: m.state & 1 != 0, x: m.x, y: m.y), m.timestamp, app)
-        case let t where inputEventType == t:
+        case let t where input?.eventType == t:
             drainInput(app)
         case let t where customEvents.map({ $0.eventType == t }) == true:
             eventHandler?.handle(code: event.user.code, app: app, now: clock.now())
@@ -247,7 +259,7 @@ final class FrameLoop {
             window.readDisplay()
             pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
             relayout(app)
-        case .fullUpload: screen.needsFullUpload = true
+        case .fullUpload: screen.contentLost()
         case .cancelPointers: cancelPointers(app)
         case .windowClosed: windowCloseSeen = true
         }
@@ -308,39 +320,7 @@ final class FrameLoop {
     }
     nonisolated(unsafe) private static var mappedAtFirstCheck: Int?
 
-    // MARK: libinput
-
-    /// Starts the reader `InputReaderChoice` and `InputBackend` say (one line names it); when
-    /// libinput cannot start the evdev reader is tried, and when that fails too SDL's own input
-    /// stays (one warning line says why).
-    private func startInput() {
-        // With our DRM presenter SDL runs its evdev driver, but the display is KMS/DRM all the same.
-        let (choice, warning) = InputReaderChoice.resolve(request: getenv("DARKMODE_KIOSK_INPUT").map { String(cString: $0) },
-                                                          driver: window.drm != nil ? "kmsdrm" : driver)
-        if let warning { Log.warning(warning) }
-        guard let backend = InputBackend.choose(choice, udevRunning: access("/run/udev/control", F_OK) == 0),
-              let poster = HostEventPoster.register() else { return }
-        let seat = getenv("XDG_SEAT").map { String(cString: $0) } ?? "seat0"
-        Log.info(InputBackend.startLine(backend, choice: choice, seat: seat))
-        let wake: @Sendable () -> Bool = { poster.post(code: 0) }
-        if backend == .libinputUdev {
-            switch LibinputReader.start(seat: seat, replacesCalibration: hostOptions.calibration != nil, wake: wake) {
-            case .success(let reader):
-                input = reader
-                inputEventType = poster.eventType
-                return
-            case .failure(let error):
-                Log.warning("input: libinput not used (\(error.reason)); reading /dev/input/event* directly instead")
-            }
-        }
-        switch EvdevReader.start(wake: wake) {
-        case .success(let reader):
-            input = reader
-            inputEventType = poster.eventType
-        case .failure(let error):
-            Log.warning("input: the evdev reader not used (\(error.reason)); SDL's own input stays in use")
-        }
-    }
+    // MARK: Device input
 
     /// Hands the reader's queued input to the app, each at the time it happened on the host clock.
     private func drainInput(_ app: KioskApp) {
