@@ -119,9 +119,9 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     // Causes that can repeat log a few lines a minute each, then a summary (issue 39, item 6).
     let logWindow = RunLogWindow.seconds(processEnvironment())
     let logs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
-                                now: { AppearanceLink.monotonicSeconds() }, log: { StandardError.log($0) })
+                                now: { MonotonicClock.seconds() }, log: { StandardError.log($0) })
     let saveLogs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
-                                    now: { AppearanceLink.monotonicSeconds() }, log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) })
+                                    now: { MonotonicClock.seconds() }, log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) })
     let live = LiveAppearance(settings: settings, store: store,
                               timing: EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()),
                               logs: logs)
