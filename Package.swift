@@ -111,9 +111,12 @@ let package = Package(
         .target(name: "Log"),
         // Log lines for causes that repeat, rate-limited per cause (pure; the standard library only).
         .target(name: "LogLimit"),
-        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "LogLimit", "Threads"]),
+        // The one sd-bus layer: connections, method calls, replies and errors, signal matches,
+        // served objects (the appearance sources, the accessibility provider and logind use it).
+        .target(name: "SDBus", dependencies: ["CSystemd"]),
+        .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "SDBus", "LogLimit", "Threads"]),
         // Screen readers: the page's AT-SPI2 tree on the accessibility bus (sd-bus), on its own thread.
-        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd", "LogLimit", "Threads"]),
+        .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd", "SDBus", "LogLimit", "Threads"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
@@ -122,14 +125,14 @@ let package = Package(
         .target(name: "KioskSupport", dependencies: ["Log", "Raster", "Threads"]),
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
         // background writer for preference saves.
-        .target(name: "SystemdNotify", dependencies: ["CSystemd", "Log"]),
+        .target(name: "SystemdNotify", dependencies: ["CSystemd", "Log", "Threads"]),
         .target(name: "CoalescingWriter", dependencies: ["Threads"]),
         // pthreads for the writer and for frames drawn on more than one core.
         .target(name: "Threads", dependencies: ["CThreadDefaults"]),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "Log", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "Log", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
+        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "Log", "CSDL2", "CWayland", "CDRM", "CSystemd", "SDBus", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU", dependencies: ["Log"]),
@@ -149,11 +152,12 @@ let package = Package(
         .testTarget(name: "TextTests", dependencies: ["Text", "Raster", "CFreeType"]),
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
-        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
+        .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "SDBus", "Threads"], resources: [.copy("Mocks")]),
+        .testTarget(name: "SDBusTests", dependencies: ["SDBus", "CSystemd"]),
         .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
-        .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus"]),
-        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "Log"]),
+        .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus", "Threads"]),
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "Log", "Threads"]),
         .testTarget(name: "LogTests", dependencies: ["Log"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
         .testTarget(name: "LogLimitTests", dependencies: ["LogLimit"]),

@@ -3,6 +3,7 @@ import LogLimit
 import Glibc
 import KioskEngine
 import Synchronization
+import SDBus
 import Threads
 
 /// Where the provider finds its buses and how it names itself.
@@ -56,16 +57,13 @@ public final class AccessibilityProvider: Sendable {
     private let onRequest: @Sendable (AccessibilityRequest) -> Bool
     private let log: @Sendable (String, Bool) -> Void
     private let shared = Mutex(Shared())
-    private let wakeFD: Int32
+    private let service = ServiceThread()
 
     struct Shared: Sendable {
         var snapshot: AccessibleSnapshot?
         /// An accessibility bus exists: the host's snapshots are wanted.
         var wanted = false
         var active = false
-        var stopping = false
-        var started = false
-        var thread: pthread_t?
         var threadID: Int32 = 0
     }
 
@@ -79,10 +77,7 @@ public final class AccessibilityProvider: Sendable {
         self.options = options
         self.log = log
         self.onRequest = onRequest
-        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
     }
-
-    deinit { if wakeFD >= 0 { close(wakeFD) } }
 
     /// True while registered with the registry.
     public var isActive: Bool { shared.withLock { $0.active } }
@@ -102,53 +97,15 @@ public final class AccessibilityProvider: Sendable {
         if changed { wake() }
     }
 
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-    }
+    private func wake() { service.wake() }
 
     @discardableResult
     public func start() -> Bool {
-        guard wakeFD >= 0 else { return false }
-        let ok = shared.withLock { s -> Bool in
-            if s.started { return false }
-            s.started = true
-            return true
-        }
-        guard ok else { return false }
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let r = ThreadStacks.create(&thread, { ctx in
-            let p = Unmanaged<AccessibilityProvider>.fromOpaque(ctx!).takeRetainedValue()
-            p.threadMain()
-            return nil
-        }, context)
-        if r != 0 {
-            Unmanaged<AccessibilityProvider>.fromOpaque(context).release()
-            shared.withLock { $0.started = false }
-            return false
-        }
-        shared.withLock { $0.thread = thread }
-        return true
+        service.start(name: "accessibility") { [self] in threadMain() }
     }
 
     /// Leaves the registry, closes the buses and joins the thread. Safe to call twice.
-    public func stop() {
-        let thread = shared.withLock { s -> pthread_t? in
-            s.stopping = true
-            let t = s.thread
-            s.thread = nil
-            return t
-        }
-        wake()
-        if let thread { pthread_join(thread, nil) }
-    }
-
-    static func monotonicUSec() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1000
-    }
+    public func stop() { service.stop() }
 
     // MARK: - The thread
 
@@ -172,8 +129,8 @@ public final class AccessibilityProvider: Sendable {
     private final class Session {
         let provider: AccessibilityProvider
         let timeout: UInt64
-        var sessionBus: WireBus?
-        var a11y: WireBus?
+        var sessionBus: BusConnection?
+        var a11y: BusConnection?
         var enabled = false
         var launcherPresent = false {
             didSet {
@@ -204,21 +161,21 @@ public final class AccessibilityProvider: Sendable {
         func log(_ s: String, debug: Bool = false) { provider.log("accessibility: " + s, debug) }
         /// A line that can repeat: at most a few per cause a minute, the rest summed up (`LogLimiter`).
         func log(_ s: String, cause: String) { throttle.note(key: cause, line: s) }
-        static func now() -> Double { Double(AccessibilityProvider.monotonicUSec()) / 1e6 }
+        static func now() -> Double { Double(MonotonicClock.microseconds()) / 1e6 }
 
         func run() {
-            switch WireBus.open(address: options.sessionBusAddress) {
+            switch BusConnection.open(options.sessionBusAddress.map(BusAddress.address) ?? .session, fileDescriptors: false) {
             case .success(let b): sessionBus = b
             case .failure(let e):
                 log("\(e.message); screen readers cannot see the page", debug: true)
                 return
             }
             guard let session = sessionBus else { return }
-            _ = session.addMatch("type='signal',sender='\(Atspi.busName)',path='\(Atspi.busPath)',interface='\(Atspi.properties)',member='PropertiesChanged'") { [unowned self] m in
+            _ = session.addMatchWaiting("type='signal',sender='\(Atspi.busName)',path='\(Atspi.busPath)',interface='\(Atspi.properties)',member='PropertiesChanged'") { [unowned self] m in
                 if let on = Self.isEnabled(inPropertiesChanged: m) { self.enabled = on }
             }
-            _ = session.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.busName)'") { [unowned self] m in
-                let r = WireReader(raw: m)
+            _ = session.addMatchWaiting("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.busName)'") { [unowned self] m in
+                let r = m
                 _ = r.string(); _ = r.string()
                 let owner = r.string() ?? ""
                 if owner.isEmpty { self.enabled = false; self.launcherPresent = false } else { self.queryEnabled() }
@@ -232,22 +189,19 @@ public final class AccessibilityProvider: Sendable {
                 if needsEmbed, let bus = a11y { embed(bus) }
                 sendChanges()
 
-                let nowUS = AccessibilityProvider.monotonicUSec()
+                let nowUS = MonotonicClock.microseconds()
                 var deadline: UInt64? = nil
                 let summary = throttle.deadline.map { UInt64(max(0, $0) * 1e6) }
                 for d in [sessionBus?.deadlineUSec, a11y?.deadlineUSec, summary] { if let d { deadline = min(deadline ?? d, d) } }
                 let timeoutMS: Int32 = deadline.map { d in d <= nowUS ? 0 : Int32(min(UInt64(Int32.max), (d - nowUS + 999) / 1000)) } ?? -1
                 fds.removeAll(keepingCapacity: true)
-                fds.append(pollfd(fd: provider.wakeFD, events: Int16(POLLIN), revents: 0))
+                fds.append(pollfd(fd: provider.service.wakeDescriptor, events: Int16(POLLIN), revents: 0))
                 if let b = sessionBus { fds.append(pollfd(fd: b.fd, events: b.events, revents: 0)) }
                 if let b = a11y { fds.append(pollfd(fd: b.fd, events: b.events, revents: 0)) }
                 let r = poll(&fds, nfds_t(fds.count), timeoutMS)
                 if r < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno))); stopping"); break }
-                if fds[0].revents != 0 {
-                    var v: UInt64 = 0
-                    _ = read(provider.wakeFD, &v, 8)
-                }
-                if provider.shared.withLock({ $0.stopping }) { break }
+                if fds[0].revents != 0 { provider.service.drainWake() }
+                if provider.service.stopping { break }
                 throttle.flush(at: Self.now())
                 if let b = sessionBus, let e = b.processAll() {
                     log("the session bus went away (\(e.message))", cause: "session bus lost")
@@ -269,7 +223,7 @@ public final class AccessibilityProvider: Sendable {
         /// Reads `org.a11y.Status.IsEnabled`; no launcher means no accessibility bus (said once).
         func queryEnabled() {
             guard let session = sessionBus else { return }
-            let r = session.call(Atspi.busName, Atspi.busPath, Atspi.properties, "Get", timeoutUSec: timeout, autoStart: false,
+            let r = session.call(BusTarget(Atspi.busName, Atspi.busPath, Atspi.properties, "Get"), timeoutUSec: timeout, autoStart: false,
                                  args: { $0.string(Atspi.statusInterface); $0.string("IsEnabled") },
                                  read: { $0.variant("b") { $0.bool() } })
             switch r {
@@ -288,23 +242,22 @@ public final class AccessibilityProvider: Sendable {
         }
 
         /// The `IsEnabled` value in a `PropertiesChanged(s, a{sv}, as)` of `org.a11y.Status`.
-        static func isEnabled(inPropertiesChanged m: OpaquePointer) -> Bool? {
-            let r = WireReader(raw: m)
-            guard r.string() == Atspi.statusInterface else { return nil }
-            guard sd_bus_message_enter_container(m, CChar(UInt8(ascii: "a")), "{sv}") > 0 else { return nil }
-            defer { _ = sd_bus_message_exit_container(m) }
-            var found: Bool?
-            while sd_bus_message_enter_container(m, CChar(UInt8(ascii: "e")), "sv") > 0 {
-                if r.string() == "IsEnabled" { found = r.variant("b") { $0.bool() } } else { _ = sd_bus_message_skip(m, "v") }
-                _ = sd_bus_message_exit_container(m)
+        static func isEnabled(inPropertiesChanged m: BusMessage) -> Bool? {
+            guard m.string() == Atspi.statusInterface else { return nil }
+            return m.inside("a", "{sv}") { list -> Bool? in
+                var found: Bool?
+                while list.inside("e", "sv", { e -> Bool? in
+                    if e.string() == "IsEnabled" { found = e.variant("b") { $0.bool() } } else { e.skip("v") }
+                    return true
+                }) != nil {}
+                return found
             }
-            return found
         }
 
         func join() {
             var address = options.accessibilityBusAddress
             if address == nil, let session = sessionBus {
-                switch session.call(Atspi.busName, Atspi.busPath, Atspi.busInterface, "GetAddress", timeoutUSec: timeout,
+                switch session.call(BusTarget(Atspi.busName, Atspi.busPath, Atspi.busInterface, "GetAddress"), timeoutUSec: timeout,
                                     autoStart: false, read: { $0.string() }) {
                 case .success(let a):
                     guard Atspi.isSocketAddress(a) else {
@@ -323,16 +276,16 @@ public final class AccessibilityProvider: Sendable {
                 }
             }
             guard let address, !address.isEmpty else { enabled = false; return }
-            let bus: WireBus
-            switch WireBus.open(address: address) {
+            let bus: BusConnection
+            switch BusConnection.open(.address(address), fileDescriptors: false) {
             case .success(let b): bus = b
             case .failure(let e): log(e.message, cause: "connect"); enabled = false; return
             }
-            if let e = bus.addObjects(under: "/org/a11y/atspi", { [unowned self] m in self.handle(m) }) {
+            if case .failure(let e) = bus.addObjects(under: "/org/a11y/atspi", { [unowned self] m in self.handle(m) }) {
                 log("cannot serve the tree: \(e)", cause: "serve"); bus.close(); enabled = false; return
             }
-            _ = bus.addMatch("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.registryName)'") { [unowned self] m in
-                let r = WireReader(raw: m)
+            _ = bus.addMatchWaiting("type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Atspi.registryName)'") { [unowned self] m in
+                let r = m
                 _ = r.string(); _ = r.string()
                 if let owner = r.string(), !owner.isEmpty, owner != self.registryOwner { self.needsEmbed = true }
             }
@@ -342,12 +295,12 @@ public final class AccessibilityProvider: Sendable {
             embed(bus)
         }
 
-        func embed(_ bus: WireBus) {
+        func embed(_ bus: BusConnection) {
             needsEmbed = false
-            let me = bus.uniqueName
-            switch bus.call(Atspi.registryName, Atspi.rootPath, Atspi.socket, "Embed", timeoutUSec: timeout,
+            let me = bus.uniqueName ?? ""
+            switch bus.call(BusTarget(Atspi.registryName, Atspi.rootPath, Atspi.socket, "Embed"), timeoutUSec: timeout,
                             args: { $0.reference(me, Atspi.rootPath) },
-                            read: { r in r.reference().map { ($0, sd_bus_message_get_sender(r.raw).map { String(cString: $0) } ?? "") } }) {
+                            read: { r in r.reference().map { ($0, r.sender ?? "") } }) {
             case .success(let (parent, sender)):
                 desktop = parent
                 registryOwner = sender
@@ -371,8 +324,8 @@ public final class AccessibilityProvider: Sendable {
 
         func leave(reason: String?) {
             guard let bus = a11y else { return }
-            let me = bus.uniqueName
-            _ = bus.call(Atspi.registryName, Atspi.rootPath, Atspi.socket, "Unembed", timeoutUSec: min(timeout, 500_000),
+            let me = bus.uniqueName ?? ""
+            _ = bus.call(BusTarget(Atspi.registryName, Atspi.rootPath, Atspi.socket, "Unembed"), timeoutUSec: min(timeout, 500_000),
                          args: { $0.reference(me, Atspi.rootPath) }, read: { _ in () })
             bus.close()
             a11y = nil
@@ -416,12 +369,12 @@ public final class AccessibilityProvider: Sendable {
         /// object, the interface, the method and the arguments' signature are checked against
         /// `Atspi`'s table before anything is read (`Atspi.resolve`), so no argument is read at a
         /// type it does not have and nothing a caller sends is answered as if it were right.
-        func handle(_ m: OpaquePointer) -> Bool {
+        func handle(_ m: BusMessage) -> Bool {
             guard let bus = a11y else { return false }
-            let path = sd_bus_message_get_path(m).map { String(cString: $0) } ?? ""
-            let iface = sd_bus_message_get_interface(m).map { String(cString: $0) } ?? ""
-            let member = sd_bus_message_get_member(m).map { String(cString: $0) } ?? ""
-            let r = WireReader(raw: m)
+            let path = m.path ?? ""
+            let iface = m.interface ?? ""
+            let member = m.member ?? ""
+            let r = m
             var id: Int? = nil
             let served: [DBusInterface]
             var children: [String] = []
@@ -463,7 +416,7 @@ public final class AccessibilityProvider: Sendable {
             }
         }
 
-        func refuse(_ bus: WireBus, _ m: OpaquePointer, _ e: DBusRefusal) -> Bool {
+        func refuse(_ bus: BusConnection, _ m: BusMessage, _ e: DBusRefusal) -> Bool {
             bus.replyError(to: m, e.name, e.message)
         }
 
@@ -485,13 +438,13 @@ public final class AccessibilityProvider: Sendable {
             return out
         }
 
-        func ref(_ id: Int?, _ bus: WireBus) -> (String, String) {
+        func ref(_ id: Int?, _ bus: BusConnection) -> (String, String) {
             guard let id else { return ("", Atspi.nullPath) }
-            return (bus.uniqueName, AccessibleTree.path(id))
+            return (bus.uniqueName ?? "", AccessibleTree.path(id))
         }
 
         /// Writes property `name` of `iface` as a variant; false when there is none.
-        func property(_ w: inout WireWriter, _ bus: WireBus, _ tree: AccessibleTree, _ id: Int, _ iface: String, _ name: String) -> Bool {
+        func property(_ w: inout BusWriter, _ bus: BusConnection, _ tree: AccessibleTree, _ id: Int, _ iface: String, _ name: String) -> Bool {
             let n = tree.nodes[id]
             switch (iface, name) {
             case (Atspi.accessible, "Name"): w.container("v", "s") { $0.string(n.name) }
@@ -516,7 +469,7 @@ public final class AccessibilityProvider: Sendable {
         /// interface the object lacks → UnknownInterface, of a property it lacks →
         /// UnknownProperty; `Set` of a read-only property → PropertyReadOnly (as sd-bus and
         /// at-spi2-core's droute answer), of a value of the wrong type → InvalidArgs.
-        func properties(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ id: Int?, _ served: [DBusInterface],
+        func properties(_ bus: BusConnection, _ m: BusMessage, _ r: BusMessage, _ id: Int?, _ served: [DBusInterface],
                         _ path: String, _ member: String) -> Bool {
             guard let iface = r.string() else { return refuse(bus, m, .invalidArgs("no interface name")) }
             switch member {
@@ -561,7 +514,7 @@ public final class AccessibilityProvider: Sendable {
             }
         }
 
-        func accessible(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+        func accessible(_ bus: BusConnection, _ m: BusMessage, _ r: BusMessage, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
             let n = tree.nodes[id]
             switch member {
             case "GetChildAtIndex":
@@ -597,7 +550,7 @@ public final class AccessibilityProvider: Sendable {
             }
         }
 
-        func component(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+        func component(_ bus: BusConnection, _ m: BusMessage, _ r: BusMessage, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
             /// The coordinate type argument's origin, or an InvalidArgs reply.
             func origin(_ type: UInt32?) -> (x: Int64, y: Int64)? { type.flatMap { tree.origin($0) } }
             let badType = DBusRefusal.invalidArgs("the coordinate type is not 0 (screen), 1 (window) or 2 (parent)")
@@ -634,7 +587,7 @@ public final class AccessibilityProvider: Sendable {
             }
         }
 
-        func action(_ bus: WireBus, _ m: OpaquePointer, _ r: WireReader, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
+        func action(_ bus: BusConnection, _ m: BusMessage, _ r: BusMessage, _ tree: AccessibleTree, _ id: Int, _ member: String) -> Bool {
             let n = tree.nodes[id]
             let name = n.action ?? ""
             switch member {

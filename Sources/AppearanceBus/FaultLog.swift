@@ -1,4 +1,5 @@
 import LogLimit
+import SDBus
 
 /// Log lines about what other processes send, rate-limited: any session-bus client can send
 /// thousands of bad values a second (issue 32, item 8: 20,000 signals made 20,004 lines, one

@@ -1,4 +1,5 @@
 import Appearance
+import SDBus
 
 /// The GNOME accessibility keys (`GnomeAccessibilityKeys`) through the same portal Settings
 /// interface as `PortalClient`, on the runner thread beside it, with the same rules (issue 32):
@@ -10,7 +11,7 @@ import Appearance
 final class GnomeSettingsClient {
     private(set) var keys = GnomeAccessibilityKeys()
     private let owner = NameOwnerWatch(name: PortalClient.name)
-    private var signalMatches: [Bus.Match] = []
+    private var signalMatches: [BusConnection.Match] = []
     /// Bumped on each owner change: replies to an earlier owner's reads are dropped.
     private var generation = 0
     /// The first owner's reads still unanswered (the runner holds its first event till none).
@@ -26,7 +27,7 @@ final class GnomeSettingsClient {
         self.faults = faults
     }
 
-    func attach(_ bus: Bus) {
+    func attach(_ bus: BusConnection) {
         owner.start(bus, timeoutUSec: timeoutUSec, log: { [faults] in faults.note("portal (GNOME keys): \($0)") },
                     spoofed: { [faults] sender in
                         faults.note("portal: ignored a NameOwnerChanged not sent by the bus", "(from \(sender))")
@@ -37,9 +38,9 @@ final class GnomeSettingsClient {
     /// The portal's hints with the absent ones taken from the GNOME keys.
     func fill(_ hints: AccessibilityHints) -> AccessibilityHints { keys.filling(hints) }
 
-    private func ownerChanged(_ bus: Bus, _ new: String?) {
+    private func ownerChanged(_ bus: BusConnection, _ new: String?) {
         generation += 1
-        for m in signalMatches { bus.removeMatch(m) }
+        for m in signalMatches { bus.remove(m) }
         signalMatches = []
         keys = GnomeAccessibilityKeys()
         ownerKnown = true
@@ -71,9 +72,9 @@ final class GnomeSettingsClient {
     }
 
     /// One key, asynchronously. A key the portal does not have (or an error) is absent.
-    private func read(_ bus: Bus, _ namespace: String, _ key: String, generation: Int) {
-        let error = bus.callAsync(destination: PortalClient.name, path: PortalClient.path, interface: PortalClient.interface,
-                                  member: "Read", args: [.string(namespace), .string(key)], timeoutUSec: timeoutUSec) { [weak self] r in
+    private func read(_ bus: BusConnection, _ namespace: String, _ key: String, generation: Int) {
+        let error = bus.callAsync(BusTarget(PortalClient.name, PortalClient.path, PortalClient.interface, "Read"), timeoutUSec: timeoutUSec,
+                                  args: { $0.string(namespace); $0.string(key) }) { [weak self] r in
             guard let self, generation == self.generation else { return }
             self.unanswered = max(0, self.unanswered - 1)
             let v: BusValue?

@@ -1,4 +1,5 @@
 import Appearance
+import SDBus
 
 /// The desktop's appearance through xdg-desktop-portal's Settings interface on the session
 /// bus. Lives on the runner thread: `attach` subscribes, the bus's `process` feeds signals and
@@ -28,7 +29,7 @@ final class PortalClient {
     private var unanswered: Set<String> = []
     private var useReadOne = true
     private let owner = NameOwnerWatch(name: PortalClient.name)
-    private var signalMatch: Bus.Match?
+    private var signalMatch: BusConnection.Match?
     /// Bumped on each owner change: replies to an earlier owner's reads are dropped.
     private var generation = 0
     private var colorSchemeFailed = false
@@ -40,7 +41,7 @@ final class PortalClient {
         self.faults = faults
     }
 
-    func attach(_ bus: Bus) {
+    func attach(_ bus: BusConnection) {
         owner.start(bus, timeoutUSec: timeoutUSec, log: { [faults] in faults.note("portal: \($0)") },
                     spoofed: { [faults] sender in
                         faults.note("portal: ignored a NameOwnerChanged not sent by the bus", "(from \(sender))")
@@ -48,11 +49,11 @@ final class PortalClient {
                     changed: { [weak self] new, first in self?.ownerChanged(bus, new, first: first) })
     }
 
-    private func ownerChanged(_ bus: Bus, _ new: String?, first: Bool) {
+    private func ownerChanged(_ bus: BusConnection, _ new: String?, first: Bool) {
         generation += 1
         ownerKnown = true
         unanswered = []
-        if let m = signalMatch { bus.removeMatch(m); signalMatch = nil }
+        if let m = signalMatch { bus.remove(m); signalMatch = nil }
         guard let new else {
             if first {
                 faults.note("portal: no appearance settings on the session bus", "(\(Self.name) is not running); skipping it until it appears")
@@ -113,10 +114,10 @@ final class PortalClient {
     }
 
     /// One setting, asynchronously: `ReadOne`, or `Read` on portals before 1.18 (Debian 12's).
-    private func read(_ bus: Bus, _ key: String, generation: Int) {
+    private func read(_ bus: BusConnection, _ key: String, generation: Int) {
         let member = useReadOne ? "ReadOne" : "Read"
-        let error = bus.callAsync(destination: Self.name, path: Self.path, interface: Self.interface, member: member,
-                                  args: [.string(Self.namespace), .string(key)], timeoutUSec: timeoutUSec) { [weak self] r in
+        let error = bus.callAsync(BusTarget(Self.name, Self.path, Self.interface, member), timeoutUSec: timeoutUSec,
+                                  args: { $0.string(Self.namespace); $0.string(key) }) { [weak self] r in
             guard let self, generation == self.generation else { return }
             if !(r.failureName == BusError.unknownMethod && member == "ReadOne") { self.unanswered.remove(key) }
             switch r {

@@ -1,4 +1,5 @@
 import Appearance
+import SDBus
 
 /// Ambient light through iio-sensor-proxy on the system bus: claims the light sensor, follows
 /// `LightLevel` through PropertiesChanged, and feeds the hysteresis. Lives on the runner thread.
@@ -20,7 +21,7 @@ final class SensorClient {
     /// False until the first answer is in (owner known; when owned, the first refresh done).
     private(set) var settled = false
     private let owner = NameOwnerWatch(name: SensorClient.name)
-    private var signalMatch: Bus.Match?
+    private var signalMatch: BusConnection.Match?
     private var generation = 0
     private var refreshing = false
     private var refreshAgain = false
@@ -38,7 +39,7 @@ final class SensorClient {
         self.faults = faults
     }
 
-    func attach(_ bus: Bus) {
+    func attach(_ bus: BusConnection) {
         owner.start(bus, timeoutUSec: timeoutUSec, log: { [faults] in faults.note("light sensor: \($0)") },
                     spoofed: { [faults] sender in
                         faults.note("light sensor: ignored a NameOwnerChanged not sent by the bus", "(from \(sender))")
@@ -46,11 +47,11 @@ final class SensorClient {
                     changed: { [weak self] new, first in self?.ownerChanged(bus, new, first: first) })
     }
 
-    private func ownerChanged(_ bus: Bus, _ new: String?, first: Bool) {
+    private func ownerChanged(_ bus: BusConnection, _ new: String?, first: Bool) {
         generation += 1
         refreshing = false
         refreshAgain = false
-        if let m = signalMatch { bus.removeMatch(m); signalMatch = nil }
+        if let m = signalMatch { bus.remove(m); signalMatch = nil }
         let wasPresent = present
         present = false
         claimed = false // a new owner has no claim of ours
@@ -73,7 +74,7 @@ final class SensorClient {
         refresh(bus)
     }
 
-    private func propertiesChanged(_ bus: Bus, _ m: BusMessage) {
+    private func propertiesChanged(_ bus: BusConnection, _ m: BusMessage) {
         guard let from = m.sender, from == owner.owner else {
             faults.note("light sensor: ignored a PropertiesChanged not sent by the sensor proxy",
                         "(from \(m.sender ?? "?"), the proxy is \(owner.owner ?? "not running"))")
@@ -97,7 +98,7 @@ final class SensorClient {
     }
 
     /// GetAll → (ClaimLight → GetAll) without waiting; one at a time, again when asked meanwhile.
-    private func refresh(_ bus: Bus) {
+    private func refresh(_ bus: BusConnection) {
         if refreshing { refreshAgain = true; return }
         refreshing = true
         let gen = generation
@@ -111,7 +112,7 @@ final class SensorClient {
                 return self.finish(bus, absent: "no ambient light sensor")
             }
             if self.claimed { return self.finish(bus, props: props) }
-            let sent = bus.callAsync(destination: Self.name, path: Self.path, interface: Self.interface, member: "ClaimLight",
+            let sent = bus.callAsync(BusTarget(Self.name, Self.path, Self.interface, "ClaimLight"),
                                      timeoutUSec: self.timeoutUSec) { [weak self] r in
                 guard let self, gen == self.generation else { return }
                 if case .failure(let e) = r { return self.finish(bus, absent: "ClaimLight failed: \(e)") }
@@ -123,7 +124,7 @@ final class SensorClient {
         }
     }
 
-    private func finish(_ bus: Bus, props: [String: BusValue]) {
+    private func finish(_ bus: BusConnection, props: [String: BusValue]) {
         present = true
         if let u = props["LightLevelUnit"]?.string {
             // iio-sensor-proxy says "lux" or "vendor"; vendor units are compared as they are.
@@ -134,7 +135,7 @@ final class SensorClient {
         done(bus)
     }
 
-    private func finish(_ bus: Bus, absent why: String) {
+    private func finish(_ bus: BusConnection, absent why: String) {
         present = false
         claimed = false
         hysteresis.reset()
@@ -142,7 +143,7 @@ final class SensorClient {
         done(bus)
     }
 
-    private func done(_ bus: Bus) {
+    private func done(_ bus: BusConnection) {
         settled = true
         refreshing = false
         if refreshAgain {
@@ -152,19 +153,18 @@ final class SensorClient {
     }
 
     /// ReleaseLight without waiting (the sensor said it has no light sensor any more).
-    private func release(_ bus: Bus) {
+    private func release(_ bus: BusConnection) {
         claimed = false
-        bus.callAsync(destination: Self.name, path: Self.path, interface: Self.interface, member: "ReleaseLight",
-                      timeoutUSec: timeoutUSec) { _ in }
+        bus.callAsync(BusTarget(Self.name, Self.path, Self.interface, "ReleaseLight"), timeoutUSec: timeoutUSec) { _ in }
     }
 
     /// ReleaseLight, on stop: waits for the answer (nothing else runs then), briefly.
     @discardableResult
-    func releaseOnStop(_ bus: Bus) -> Bool {
+    func releaseOnStop(_ bus: BusConnection) -> Bool {
         guard claimed else { return true }
         claimed = false
-        let r = bus.callBlocking(destination: Self.name, path: Self.path, interface: Self.interface, member: "ReleaseLight",
-                                 timeoutUSec: min(timeoutUSec, 1_000_000)) { _ in () }
+        let r = bus.call(BusTarget(Self.name, Self.path, Self.interface, "ReleaseLight"),
+                         timeoutUSec: min(timeoutUSec, 1_000_000)) { _ in () }
         if case .success = r { return true }
         return false
     }
@@ -174,9 +174,9 @@ final class SensorClient {
     var deadline: Double? { hysteresis.deadline }
 
     /// GetAll, answered with nil on failure; replies to an earlier owner are dropped.
-    private func getAll(_ bus: Bus, _ gen: Int, _ done: @escaping ([String: BusValue]?) -> Void) {
-        let sent = bus.callAsync(destination: Self.name, path: Self.path, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
-                                 args: [.string(Self.interface)], timeoutUSec: timeoutUSec) { [weak self] r in
+    private func getAll(_ bus: BusConnection, _ gen: Int, _ done: @escaping ([String: BusValue]?) -> Void) {
+        let sent = bus.callAsync(BusTarget(Self.name, Self.path, "org.freedesktop.DBus.Properties", "GetAll"), timeoutUSec: timeoutUSec,
+                                  args: { $0.string(Self.interface) }) { [weak self] r in
             guard let self, gen == self.generation else { return }
             switch r {
             case .success(let m): done(m.readOne()?.dictionary ?? [:])

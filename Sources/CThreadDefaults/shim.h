@@ -40,4 +40,14 @@ static inline int dmk_single_malloc_arena(void) {
     return mallopt(M_ARENA_MAX, 1);
 }
 
+/* A descriptor that polls readable once written to (an eventfd, non-blocking, close-on-exec),
+   for waking a thread that sleeps in poll(); -1 with errno on failure. eventfd is declared
+   here inside the function rather than by including sys/eventfd.h: CSystemd's and CLibinput's
+   shims include that header, and a third module owning it would move whose names Swift sees. */
+#include <fcntl.h>
+static inline int dmk_wake_descriptor(void) {
+    extern int eventfd(unsigned int count, int flags);
+    return eventfd(0, O_NONBLOCK | O_CLOEXEC);
+}
+
 #endif

@@ -124,12 +124,6 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             self.onRecovered = onRecovered
         }
 
-        static func monotonic() -> Double {
-            var ts = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &ts)
-            return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        }
-
         var unsavedReason: String? {
             condition.lock(); defer { condition.unlock() }
             return failures > 0 ? lastError : nil
@@ -138,7 +132,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         func retrySoon() {
             condition.lock(); defer { condition.unlock() }
             guard let schedule, retryValue != nil else { return }
-            retryAt = schedule.retryOnChange(now: Self.monotonic(), scheduled: retryAt, lastAttempt: lastAttempt)
+            retryAt = schedule.retryOnChange(now: MonotonicClock.seconds(), scheduled: retryAt, lastAttempt: lastAttempt)
             condition.broadcast()
         }
 
@@ -187,7 +181,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
         }
 
         func flush(timeout: Double) -> FlushResult {
-            let deadline = Condition.deadline(after: max(0, timeout))
+            let deadline = MonotonicClock.timespec(after: max(0, timeout))
             condition.lock(); defer { condition.unlock() }
             while finishedGeneration < submittedGeneration {
                 if stopped && pending == nil { break }  // the thread is gone; nothing more will finish
@@ -204,7 +198,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                 if once && pending == nil { break }
                 while pending == nil && !stopped {
                     guard let waiting = retryValue else { condition.wait(); continue }
-                    let now = Self.monotonic()
+                    let now = MonotonicClock.seconds()
                     if now >= retryAt {
                         // The retry is due: the failed value becomes pending again.
                         retryValue = nil
@@ -213,7 +207,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                         stats.retries += 1
                         break
                     }
-                    _ = condition.wait(until: Condition.deadline(after: retryAt - now))
+                    _ = condition.wait(until: MonotonicClock.timespec(after: retryAt - now))
                 }
                 guard let value = pending else { break }  // stopped with nothing left
                 pending = nil
@@ -225,7 +219,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                     condition.broadcast()
                     continue
                 }
-                lastAttempt = Self.monotonic()
+                lastAttempt = MonotonicClock.seconds()
                 condition.unlock()
                 var failure: Error?
                 do { try save(value) } catch { failure = error }
@@ -240,7 +234,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                     if let schedule, pending == nil {
                         // Only when nothing newer waits: a newer value is saved instead.
                         retryValue = value
-                        retryAt = Self.monotonic() + schedule.delay(afterFailures: failures)
+                        retryAt = MonotonicClock.seconds() + schedule.delay(afterFailures: failures)
                     }
                 } else {
                     stats.saves += 1

@@ -4,14 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Clocks for measurement in bench and soak (the engine never reads them).
+/// CPU clocks and memory for measurement in bench and soak (the engine never reads them; the
+/// monotonic clock is `Threads.MonotonicClock`).
 public enum Clock {
-    public static func monotonic() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-    }
-
     public static func threadCPU() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Threads
 
 /// Start-up stage timestamps for `DARKMODE_KIOSK_TIMING=1`: `mark(_:)` records a stage's
 /// CLOCK_MONOTONIC time (from any thread); the SDL host prints them, in milliseconds after
@@ -47,7 +48,7 @@ public enum StartupTrace {
         pthread_mutex_lock(&store.lock)
         defer { pthread_mutex_unlock(&store.lock) }
         guard store.enabled, store.marks.count < capacity else { return }
-        store.marks.append(Mark(stage: stage, time: Clock.monotonic(), threadCPU: Clock.threadCPU()))
+        store.marks.append(Mark(stage: stage, time: MonotonicClock.seconds(), threadCPU: Clock.threadCPU()))
     }
 
     /// The marks so far, in recording order.
@@ -72,11 +73,10 @@ public enum StartupTrace {
         guard fields.count > 19, let ticks = Double(fields[19]) else { return nil }
         let hz = Double(sysconf(Int32(_SC_CLK_TCK)))
         guard hz > 0 else { return nil }
-        var boot = timespec(), mono = timespec()
+        var boot = timespec()
         clock_gettime(CLOCK_BOOTTIME, &boot)
-        clock_gettime(CLOCK_MONOTONIC, &mono)
         let age = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9 - ticks / hz
-        return Double(mono.tv_sec) + Double(mono.tv_nsec) / 1e9 - age
+        return MonotonicClock.seconds() - age
     }
 
     /// "main 12/9, text 40/30, …": per mark, whole milliseconds after `origin` (CLOCK_MONOTONIC

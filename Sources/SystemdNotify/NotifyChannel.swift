@@ -3,6 +3,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// The sd_notify(3) protocol written out, so that a send can never block: libsystemd's
 /// `sd_notify` uses a blocking `sendmsg`, and when the service manager does not read its
@@ -129,9 +130,9 @@ public final class NotifyChannel: Sendable {
         close(ends[1])
         guard sent else { return false }
         var p = pollfd(fd: ends[0], events: 0, revents: 0)
-        let end = Self.monotonicNow() + timeout
+        let end = MonotonicClock.seconds() + timeout
         while true {
-            let left = end - Self.monotonicNow()
+            let left = end - MonotonicClock.seconds()
             if left <= 0 { return false }
             let r = poll(&p, 1, Int32((left * 1000).rounded(.up)))
             if r > 0 { return p.revents & Int16(POLLHUP) != 0 }
@@ -170,7 +171,7 @@ public final class NotifyChannel: Sendable {
             s.pending = Pending()
             if let since = s.blockedSince {
                 s.blockedSince = nil
-                let tenths = Int(((Self.monotonicNow() - since) * 10).rounded())
+                let tenths = Int(((MonotonicClock.seconds() - since) * 10).rounded())
                 log("the notify socket takes messages again after \(tenths / 10).\(tenths % 10) s; "
                     + "\(s.deferred) sends deferred, \(s.mergedPings) watchdog pings merged")
             }
@@ -179,7 +180,7 @@ public final class NotifyChannel: Sendable {
         if r == -EAGAIN || r == -ENOBUFS {
             s.deferred += 1
             if s.blockedSince == nil {
-                s.blockedSince = Self.monotonicNow()
+                s.blockedSince = MonotonicClock.seconds()
                 log("the notify socket \(address) is full (the service manager is not reading it); "
                     + "the latest status is kept and retried, the frame loop does not wait")
             }
@@ -191,11 +192,5 @@ public final class NotifyChannel: Sendable {
         s.loggedError = true
         log("cannot send to NOTIFY_SOCKET=\(address): \(String(cString: strerror(-r))); systemd is not notified while this lasts")
         return false
-    }
-
-    static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }

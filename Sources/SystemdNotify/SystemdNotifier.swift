@@ -3,6 +3,7 @@ import Log
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// The kiosk's side of the sd_notify(3) protocol: `READY=1`, `STATUS=…`, `WATCHDOG=1`,
 /// `STOPPING=1`, sent through a `NotifyChannel` that never blocks (a full notify socket keeps
@@ -70,8 +71,8 @@ public struct SystemdNotifier: Sendable {
         var sent = post(.init(stopping: true, status: status.map(Self.oneLine)))
         if !sent, barrierTimeout > 0 {
             // The manager may be catching up: a few retries, bounded by the barrier's time.
-            let end = NotifyChannel.monotonicNow() + barrierTimeout
-            while !sent, NotifyChannel.monotonicNow() < end {
+            let end = MonotonicClock.seconds() + barrierTimeout
+            while !sent, MonotonicClock.seconds() < end {
                 usleep(20_000)
                 sent = channel.flush()
             }

@@ -2,30 +2,60 @@
 import Glibc
 #endif
 
-/// A detached, named pthread (with a stack of `ThreadStacks.bytes`) running a closure (a C thread entry cannot refer to a generic type).
-public final class ThreadStart: @unchecked Sendable {
-    let name: String
-    let body: () -> Void
+/// A pthread (with a stack of `ThreadStacks.bytes`, named when a name is given) running a
+/// closure, joined with `join` or let go with `detach`. The one way the kiosk starts a thread.
+public final class JoinableThread: @unchecked Sendable {
+    private var thread: pthread_t?
 
-    private init(name: String, body: @escaping () -> Void) {
-        self.name = name
-        self.body = body
+    private init(_ thread: pthread_t) { self.thread = thread }
+
+    /// The closure and name the new thread takes (a C thread entry cannot refer to a generic type).
+    private final class Start {
+        let name: String?
+        let body: () -> Void
+        init(name: String?, body: @escaping () -> Void) {
+            self.name = name
+            self.body = body
+        }
     }
 
-    /// False when no thread could be started.
-    public static func spawn(name: String, _ body: @escaping () -> Void) -> Bool {
-        let box = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+    /// Starts `body` on a new thread; nil when no thread could be made.
+    public static func start(name: String? = nil, _ body: @escaping () -> Void) -> JoinableThread? {
+        let box = Unmanaged.passRetained(Start(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         guard ThreadStacks.create(&thread, { raw in
-            let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
-            Condition.nameThisThread(start.name)
+            let start = Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue()
+            if let name = start.name { Condition.nameThisThread(name) }
             start.body()
             return nil
         }, box) == 0 else {
-            Unmanaged<ThreadStart>.fromOpaque(box).release()
-            return false
+            Unmanaged<Start>.fromOpaque(box).release()
+            return nil
         }
-        pthread_detach(thread)
+        return JoinableThread(thread)
+    }
+
+    /// Waits for the thread to end (once; later calls return at once).
+    public func join() {
+        guard let t = thread else { return }
+        thread = nil
+        pthread_join(t, nil)
+    }
+
+    /// Lets the thread end on its own (it cannot be joined then).
+    public func detach() {
+        guard let t = thread else { return }
+        thread = nil
+        pthread_detach(t)
+    }
+}
+
+/// A detached, named thread running a closure.
+public enum ThreadStart {
+    /// False when no thread could be started.
+    public static func spawn(name: String, _ body: @escaping () -> Void) -> Bool {
+        guard let t = JoinableThread.start(name: name, body) else { return false }
+        t.detach()
         return true
     }
 }
@@ -66,16 +96,7 @@ public final class Condition: @unchecked Sendable {
         close(fd)
     }
 
-    /// CLOCK_MONOTONIC `seconds` from now (negative counts as zero).
-    public static func deadline(after seconds: Double) -> timespec {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let total = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + max(0, seconds)
-        let whole = total.rounded(.down)
-        return timespec(tv_sec: Int(whole), tv_nsec: Int((total - whole) * 1e9))
-    }
-
-    /// Waits until signalled or `deadline`; false when the deadline passed.
+    /// Waits until signalled or `deadline` (`MonotonicClock.timespec(after:)`); false when the deadline passed.
     public func wait(until deadline: timespec) -> Bool {
         var d = deadline
         return pthread_cond_timedwait(cond, mutex, &d) != ETIMEDOUT

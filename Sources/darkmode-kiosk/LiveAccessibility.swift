@@ -3,15 +3,14 @@ import AccessibilityBus
 import KioskEngine
 import KioskHost
 import KioskSupport
-import Synchronization
 import SystemdNotify
+import Threads
 
 /// Screen-reader access in `run`: an `AccessibilityProvider` (AT-SPI2 on its own thread) fed
 /// with the page model's accessibility view, and its requests carried to the frame loop the way
-/// appearance changes are (`AppearanceLink`): the provider's callback queues the request (at
-/// most `queueLimit` wait; more are refused, `DoAction` answers false) and,
-/// when the queue was empty, posts one host event; the loop's `handle` applies them on its own
-/// thread.
+/// appearance changes are (`AppearanceLink`): the provider's callback posts the request into a
+/// `Mailbox` (at most `queueLimit` wait; more are refused, `DoAction` answers false), which
+/// wakes the loop once per batch; the loop's `handle` applies them on its own thread.
 ///
 /// - `.activate`: `KioskApp.activateControl` — the focus moves to the control, then it commits
 ///   exactly as a tap (animation, the other toggle, the preference saved through `onCommit`,
@@ -23,8 +22,6 @@ import SystemdNotify
 /// screen go to the provider, which sends the events that changed; only while an accessibility
 /// bus exists (otherwise nothing here runs on the frame path).
 final class LiveAccessibility: HostEventHandler {
-    /// The host event code of a queued request ("A1").
-    static let eventCode: Int32 = 0x4131
     /// At most this many requests wait for the frame loop (which takes them all at its next
     /// pass); more are refused (`DoAction` and `GrabFocus` answer false). A screen reader sends
     /// one at a time; a client that floods DoAction used to queue every call it could send within
@@ -35,33 +32,19 @@ final class LiveAccessibility: HostEventHandler {
     let provider: AccessibilityProvider
     private let onCommit: (KioskOutput) -> Void
     private let title: String
-    private let shared: Shared
-
-    private final class Shared: Sendable {
-        struct State {
-            var queue: [AccessibilityRequest] = []
-            var poster: HostEventPoster?
-            var snapshotWanted = false
-        }
-        let state = Mutex(State())
-    }
+    private let requests = Mailbox<AccessibilityRequest>(limit: LiveAccessibility.queueLimit)
+    /// A snapshot is wanted at the next `pageShown` (loop thread only).
+    private var snapshotWanted = false
 
     init(options: AccessibilityProviderOptions, title: String, onCommit: @escaping (KioskOutput) -> Void) {
-        let shared = Shared()
-        self.shared = shared
+        let requests = self.requests
         self.onCommit = onCommit
         self.title = title
         provider = AccessibilityProvider(options: options, log: { line, debug in
             // The debug line (no accessibility bus) goes to the journal only, where it is filtered.
             if debug { Log.debug(line) } else { Log.info(line) }
         }, onRequest: { request in
-            let (taken, poster) = shared.state.withLock { s -> (Bool, HostEventPoster?) in
-                if request != .snapshotWanted && s.queue.count >= Self.queueLimit { return (false, nil) }
-                s.queue.append(request)
-                return (true, s.queue.count == 1 ? s.poster : nil)
-            }
-            poster?.post(code: LiveAccessibility.eventCode)
-            return taken
+            requests.post(request, overLimit: request == .snapshotWanted)
         })
     }
 
@@ -78,37 +61,25 @@ final class LiveAccessibility: HostEventHandler {
     // MARK: HostEventHandler
 
     func start(app: KioskApp, poster: HostEventPoster, now: Double) {
-        let waiting = shared.state.withLock { s -> Bool in
-            s.poster = poster
-            return !s.queue.isEmpty
-        }
-        if waiting { poster.post(code: Self.eventCode) }
+        requests.attach { poster.wake() }
     }
 
-    func handle(code: Int32, app: KioskApp, now: Double) {
-        guard code == Self.eventCode else { return }
-        let requests = shared.state.withLock { s -> [AccessibilityRequest] in
-            let all = s.queue
-            s.queue.removeAll()
-            return all
-        }
-        for r in requests {
+    func handle(app: KioskApp, now: Double) {
+        for r in requests.drain() {
             switch r {
             case .activate(let control):
                 if let output = app.activateControl(control, at: now) { onCommit(output) }
             case .focus(let control):
                 app.moveFocus(to: control)
             case .snapshotWanted:
-                shared.state.withLock { $0.snapshotWanted = true }
+                snapshotWanted = true
             }
         }
     }
 
     func pageShown(app: KioskApp, placement: ScreenPlacement) {
-        let forced = shared.state.withLock { s -> Bool in
-            defer { s.snapshotWanted = false }
-            return s.snapshotWanted
-        }
+        let forced = snapshotWanted
+        snapshotWanted = false
         guard forced || provider.wantsSnapshots else { return }
         provider.update(Self.snapshot(app.accessibilityModel, placement: placement, title: title))
     }
@@ -125,12 +96,12 @@ final class LiveAccessibility: HostEventHandler {
     }
 }
 
-/// Several host event handlers behind the frame loop's one (each ignores the others' codes).
+/// Several host event handlers behind the frame loop's one (each drains its own mailboxes).
 final class HostEventHandlers: HostEventHandler {
     let all: [HostEventHandler]
     init(_ all: [HostEventHandler]) { self.all = all }
     func start(app: KioskApp, poster: HostEventPoster, now: Double) { for h in all { h.start(app: app, poster: poster, now: now) } }
-    func handle(code: Int32, app: KioskApp, now: Double) { for h in all { h.handle(code: code, app: app, now: now) } }
+    func handle(app: KioskApp, now: Double) { for h in all { h.handle(app: app, now: now) } }
     func stop() { for h in all { h.stop() } }
     func framePresented() { for h in all { h.framePresented() } }
     func pageShown(app: KioskApp, placement: ScreenPlacement) { for h in all { h.pageShown(app: app, placement: placement) } }

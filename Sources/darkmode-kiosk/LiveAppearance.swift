@@ -7,7 +7,7 @@ import KioskHost
 import KioskSupport
 import KioskTools
 import LogLimit
-import Synchronization
+import Threads
 
 /// "System" made live in `run`: the appearance sources (desktop portal, light sensor,
 /// schedule) and the preferences file watched for other programs' rewrites, through an
@@ -26,7 +26,7 @@ import Synchronization
 /// program's, while a later file with the same bytes is.
 ///
 /// After the save of the latest commit is in place (`OwnSaveSignal`, posted from the writer
-/// thread as `savedEventCode`), when the page followed another program's change since that
+/// thread into its mailbox as `.saved`), when the page followed another program's change since that
 /// commit, the file is read again and the page follows it when it differs: the save merged the
 /// kiosk's key over the other program's file. Page and file agree after every race; saves
 /// without such a race cost the loop thread no file read.
@@ -48,13 +48,10 @@ final class LiveAppearance: HostEventHandler {
     private let reader: PreferencesStore?
     private let timing: Bool
     private var pendingNotes: [String] = []
-    /// The host event code of "an own save is in place".
-    static let savedEventCode: Int32 = 0x5053 // "PS"
-    /// The host event code of "a save failed or succeeded after failures" (only wakes the
-    /// loop, whose pass then sends the STATUS with or without `statusNote`).
-    static let saveStateEventCode: Int32 = 0x5057 // "PW"
     /// Told by the writer thread when an own save is in place.
     let ownSaves = OwnSaveSignal()
+    /// The highest commit number whose save is in place (from `ownSaves`, loop thread).
+    private var savedGeneration = 0
     /// The latest commit's number (the saver's), read on the loop thread.
     var latestCommit: () -> Int = { 0 }
     /// The latest commit's number when the page last followed another program's change: only
@@ -104,9 +101,15 @@ final class LiveAppearance: HostEventHandler {
         apply(to: app, now: now)
     }
 
-    func handle(code: Int32, app: KioskApp, now: Double) {
-        if code == Self.savedEventCode { followSavedFile(app: app, now: now) }
-        guard code == AppearanceLink.eventCode else { return }
+    func handle(app: KioskApp, now: Double) {
+        var saved = false
+        for news in ownSaves.drain() {
+            if case .saved(let generation) = news {
+                savedGeneration = max(savedGeneration, generation)
+                saved = true
+            }
+        }
+        if saved { followSavedFile(app: app, now: now) }
         apply(to: app, now: now)
     }
 
@@ -115,7 +118,7 @@ final class LiveAppearance: HostEventHandler {
     /// newer one's save follows and is checked then.
     private func followSavedFile(app: KioskApp, now: Double) {
         let latest = latestCommit()
-        guard let reader, ownSaves.generation == latest, followedDuringCommit == latest else { return }
+        guard let reader, savedGeneration == latest, followedDuringCommit == latest else { return }
         followedDuringCommit = nil
         let loaded = reader.load()
         if let d = loaded.diagnostic { logs.note(key: "preferences file unusable", line: d) }
@@ -125,7 +128,7 @@ final class LiveAppearance: HostEventHandler {
             + "(another program wrote it while the save was pending); following it")
         app.setAppearancePreference(loaded.appearance, at: now)
         if timing && app.isDarkMode != dark {
-            pendingNotes.append("preferences file arrived at monotonic \(fixed(AppearanceLink.monotonicSeconds(), 6))")
+            pendingNotes.append("preferences file arrived at monotonic \(fixed(MonotonicClock.seconds(), 6))")
         }
     }
 
@@ -150,7 +153,7 @@ final class LiveAppearance: HostEventHandler {
 
     func framePresented() {
         guard !pendingNotes.isEmpty else { return }
-        let presented = fixed(AppearanceLink.monotonicSeconds(), 6)
+        let presented = fixed(MonotonicClock.seconds(), 6)
         for note in pendingNotes {
             Log.info("timing: \(note); first changed frame presented at monotonic \(presented)")
         }
@@ -209,33 +212,27 @@ final class LiveAppearance: HostEventHandler {
     }
 }
 
-/// The writer thread's "the save of commit N is in place", carried to the loop thread as a
-/// host event (`LiveAppearance.savedEventCode`).
+/// What the writer thread tells the loop thread, through a `Mailbox`.
+enum SaveNews: Sendable {
+    /// The save of commit `generation` is in place.
+    case saved(generation: Int)
+    /// A save failed, or succeeded after failures: the loop's next pass sends the STATUS with
+    /// or without `statusNote` (the event only wakes it).
+    case stateChanged
+}
+
+/// The writer thread's news (`SaveNews`) carried to the loop thread.
 final class OwnSaveSignal: Sendable {
-    private let state = Mutex<(generation: Int, poster: HostEventPoster?)>((0, nil))
+    private let mailbox = Mailbox<SaveNews>()
 
-    /// The highest commit number saved so far.
-    var generation: Int { state.withLock { $0.generation } }
-
-    func attach(_ poster: HostEventPoster) {
-        let pending = state.withLock { s -> Bool in
-            s.poster = poster
-            return s.generation > 0
-        }
-        if pending { poster.post(code: LiveAppearance.savedEventCode) }
-    }
+    func attach(_ poster: HostEventPoster) { mailbox.attach { poster.wake() } }
 
     /// Wakes the loop so that its next pass sends the STATUS again (any thread).
-    func wake() {
-        state.withLock { $0.poster }?.post(code: LiveAppearance.saveStateEventCode)
-    }
+    func wake() { mailbox.post(.stateChanged) }
 
     /// The save of commit `generation` is in place (any thread).
-    func finished(generation: Int) {
-        let poster = state.withLock { s -> HostEventPoster? in
-            s.generation = max(s.generation, generation)
-            return s.poster
-        }
-        poster?.post(code: LiveAppearance.savedEventCode)
-    }
+    func finished(generation: Int) { mailbox.post(.saved(generation: generation)) }
+
+    /// What arrived since the last call, oldest first (loop thread).
+    func drain() -> [SaveNews] { mailbox.drain() }
 }

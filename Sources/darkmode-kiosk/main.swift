@@ -120,9 +120,9 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     // Causes that can repeat log a few lines a minute each, then a summary (issue 39, item 6).
     let logWindow = RunLogWindow.seconds(processEnvironment())
     let logs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
-                                now: { AppearanceLink.monotonicSeconds() }, log: { Log.info($0) })
+                                now: { MonotonicClock.seconds() }, log: { Log.info($0) })
     let saveLogs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
-                                    now: { AppearanceLink.monotonicSeconds() }, log: { Log.error($0) })
+                                    now: { MonotonicClock.seconds() }, log: { Log.error($0) })
     let live = LiveAppearance(settings: settings, store: store,
                               timing: EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()),
                               logs: logs)

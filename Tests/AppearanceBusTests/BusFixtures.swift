@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 import Appearance
 @testable import AppearanceBus
+import SDBus
+import Threads
 
 /// Reads lines from a pipe with a deadline (never blocks a test forever).
 final class LineReader {
@@ -12,14 +14,14 @@ final class LineReader {
     init(_ handle: FileHandle) { fd = handle.fileDescriptor }
 
     func line(timeout: Double) -> String? {
-        let end = AppearanceRunner.monotonicSeconds() + timeout
+        let end = MonotonicClock.seconds() + timeout
         while true {
             if let nl = buffer.firstIndex(of: 10) {
                 let s = String(decoding: buffer[..<nl], as: UTF8.self)
                 buffer.removeSubrange(...nl)
                 return s
             }
-            let left = end - AppearanceRunner.monotonicSeconds()
+            let left = end - MonotonicClock.seconds()
             if left <= 0 { return nil }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&p, 1, Int32(left * 1000) + 1) > 0 else { continue }
@@ -105,8 +107,8 @@ final class BusMock {
     func stop() {
         if process.isRunning {
             try? input.fileHandleForWriting.close()
-            let end = AppearanceRunner.monotonicSeconds() + 5
-            while process.isRunning && AppearanceRunner.monotonicSeconds() < end { usleep(10_000) }
+            let end = MonotonicClock.seconds() + 5
+            while process.isRunning && MonotonicClock.seconds() < end { usleep(10_000) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         process.waitUntilExit()
@@ -119,7 +121,7 @@ final class Recorder: Sendable {
 
     var callback: @Sendable (AppearanceEvent) -> Void {
         { [self] e in
-            let t = AppearanceRunner.monotonicSeconds()
+            let t = MonotonicClock.seconds()
             events.withLock { $0.append((e, t)) }
         }
     }
@@ -139,8 +141,8 @@ final class Recorder: Sendable {
 
     /// Waits until an event after index `from` satisfies `match`; returns it and its time.
     func wait(from: Int = 0, timeout: Double = 10, _ match: (AppearanceEvent) -> Bool) -> (AppearanceEvent, Double)? {
-        let end = AppearanceRunner.monotonicSeconds() + timeout
-        while AppearanceRunner.monotonicSeconds() < end {
+        let end = MonotonicClock.seconds() + timeout
+        while MonotonicClock.seconds() < end {
             let list = all
             if list.count > from, let hit = list[from...].first(where: { match($0.event) }) { return (hit.event, hit.at) }
             usleep(1000)

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 import Appearance
 @testable import AppearanceBus
+import SDBus
+import Threads
 
 /// Issue 32, items 7, 8 and 15, against real buses: a private dbus-daemon per bus,
 /// python3-dbusmock as the portal and iio-sensor-proxy, and Mocks/spoof.py as a local attacker
@@ -99,8 +101,8 @@ import Appearance
         defer { r.stop() }
         #expect(rec.waitAppearance { $0.source == .lightSensor && $0.scheme == .dark } != nil)
         let mark = rec.count
-        let end = AppearanceRunner.monotonicSeconds() + hold * 3
-        while AppearanceRunner.monotonicSeconds() < end { try spoof(system, "sensor", count: 20) }
+        let end = MonotonicClock.seconds() + hold * 3
+        while MonotonicClock.seconds() < end { try spoof(system, "sensor", count: 20) }
         usleep(UInt32(hold * 2 * 1e6))
         #expect(!hasAppearance(rec, from: mark) { $0.scheme == .light }, "a spoofed LightLevel turned the page light")
         #expect(r.current.scheme == .dark)
@@ -168,7 +170,7 @@ import Appearance
 
         // A rewrite of the preferences file.
         var mark = rec.count
-        let t0 = AppearanceRunner.monotonicSeconds()
+        let t0 = MonotonicClock.seconds()
         try Data(#"{"appearance": "dark"}"#.utf8).write(to: URL(fileURLWithPath: prefs + ".tmp"))
         rename(prefs + ".tmp", prefs)
         guard let (_, fileAt) = rec.wait(from: mark, timeout: 15, { if case .preferencesFileChanged = $0 { return true }; return false }) else {

@@ -3,6 +3,8 @@ import Glibc
 import Testing
 import Appearance
 @testable import AppearanceBus
+import SDBus
+import Threads
 
 /// The runner against real buses: a private dbus-daemon per test (one standing in for the
 /// session bus, one for the system bus) and python3-dbusmock serving the portal's Settings and
@@ -284,7 +286,7 @@ import Appearance
         }
         clock_gettime(CLOCK_REALTIME, &ts)
         let nowReal: Double = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        let sinceCallback: Double = AppearanceRunner.monotonicSeconds() - at
+        let sinceCallback: Double = MonotonicClock.seconds() - at
         let lateBy: Double = (nowReal - sinceCallback) - Double(target)
         print(String(format: "schedule transition → callback %.2f ms after the instant", lateBy * 1000))
         #expect(lateBy >= 0 && lateBy < 0.5)

@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import Appearance
 @testable import AppearanceBus
+import Threads
 
 @Suite(.serialized) struct PreferencesWatcherTests {
     /// Writes `bytes` to a temporary file beside `path` and renames it over `path`.
@@ -189,7 +190,7 @@ import Appearance
         var latencies: [Double] = []
         for i in 0..<20 {
             let m = rec.count
-            let t0 = AppearanceRunner.monotonicSeconds()
+            let t0 = MonotonicClock.seconds()
             replace(path, #"{"isDarkMode": \#(i % 2 == 0), "n": \#(i)}"#)
             guard let (_, at) = rec.wait(from: m, { if case .preferencesFileChanged = $0 { return true }; return false }) else {
                 Issue.record("replacement \(i) not seen"); return

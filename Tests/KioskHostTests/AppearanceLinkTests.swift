@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import KioskHost
+import Threads
 
 // SDL is process-global (one event queue; SDL_Init/SDL_Quit): this suite is nested in the
 // serialized `SurfacePresenterTests`, whose tests start and quit SDL and run the host loop, so
@@ -22,14 +23,14 @@ extension SurfacePresenterTests {
             #expect(rename(tmp, path) == 0)
         }
 
-        /// Waits for the link's event type (other SDL events are skipped); false at the deadline.
+        /// Waits for the link's wake-up (other SDL events are skipped); false at the deadline.
         static func waitForLinkEvent(_ poster: HostEventPoster, seconds: Double) -> Bool {
-            let end = AppearanceLink.monotonicSeconds() + seconds
+            let end = MonotonicClock.seconds() + seconds
             var e = SDL_Event()
             while true {
-                let left = end - AppearanceLink.monotonicSeconds()
+                let left = end - MonotonicClock.seconds()
                 if left <= 0 { return false }
-                if SDL_WaitEventTimeout(&e, Int32(left * 1000) + 1) == 1, e.type == poster.eventType, e.user.code == AppearanceLink.eventCode { return true }
+                if SDL_WaitEventTimeout(&e, Int32(left * 1000) + 1) == 1, e.type == poster.eventType { return true }
             }
         }
 
@@ -67,7 +68,7 @@ extension SurfacePresenterTests {
             #expect(link.drain().isEmpty)
 
             // Another program's write: one event, stamped after the rename.
-            let before = AppearanceLink.monotonicSeconds()
+            let before = MonotonicClock.seconds()
             try Self.replace(path, with: #"{"appearance": "light"}"#)
             #expect(Self.waitForLinkEvent(poster, seconds: 5), "an external rewrite should wake the loop")
             let got = link.drain()

@@ -72,18 +72,21 @@ final class ScriptedHandler: HostEventHandler {
     var sizes: [(Int, Int)] = []
     let loopThread = pthread_self()
     var onLoopThread = true
+    /// The wake-ups handled so far (each step posts the next).
+    var step = 0
 
     func start(app: KioskApp, poster: HostEventPoster, now: Double) {
         self.poster = poster
         log.append("start")
         sizes.append((app.frame.width, app.frame.height))
-        poster.post(code: 1)
+        poster.wake()
     }
 
-    func handle(code: Int32, app: KioskApp, now: Double) {
+    func handle(app: KioskApp, now: Double) {
         onLoopThread = onLoopThread && pthread_equal(pthread_self(), loopThread) != 0
-        log.append("event \(code)")
-        switch code {
+        step += 1
+        log.append("event \(step)")
+        switch step {
         case 1:
             // Resize the window and tell the loop as a window manager would, then a display event.
             let window = SDL_GetWindowFromID(1)
@@ -99,7 +102,7 @@ final class ScriptedHandler: HostEventHandler {
             d.type = SDL_DISPLAYEVENT.rawValue
             d.display.event = UInt8(SDL_DISPLAYEVENT_ORIENTATION.rawValue)
             SDL_PushEvent(&d)
-            poster?.post(code: 2)
+            poster?.wake()
         case 2:
             sizes.append((app.frame.width, app.frame.height))
             var q = SDL_Event()
@@ -144,8 +147,8 @@ extension SurfacePresenterTests {
             var during: [Int] = []
             let read: () -> [Int]
             init(read: @escaping () -> [Int]) { self.read = read }
-            func start(app: KioskApp, poster: HostEventPoster, now: Double) { poster.post(code: 9) }
-            func handle(code: Int32, app: KioskApp, now: Double) {
+            func start(app: KioskApp, poster: HostEventPoster, now: Double) { poster.wake() }
+            func handle(app: KioskApp, now: Double) {
                 during = read()
                 var q = SDL_Event(); q.type = SDL_QUIT.rawValue; SDL_PushEvent(&q)
             }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// A stand-in for systemd's notify socket: an AF_UNIX datagram socket in a fresh temporary
 /// folder that records every datagram with its arrival time (CLOCK_MONOTONIC seconds). Pass
@@ -121,12 +122,6 @@ final class NotifyListener: @unchecked Sendable {
         return received
     }
 
-    static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
     private func receiveLoop() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -137,7 +132,7 @@ final class NotifyListener: @unchecked Sendable {
             if n < 0 { continue }  // timeout or EINTR
             let text = String(decoding: buffer[0..<n], as: UTF8.self)
             lock.lock()
-            received.append(Datagram(time: Self.monotonicNow(), text: text))
+            received.append(Datagram(time: MonotonicClock.seconds(), text: text))
             lock.broadcast()
             lock.unlock()
         }

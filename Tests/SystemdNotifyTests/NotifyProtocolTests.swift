@@ -5,6 +5,7 @@ import Log
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// The notifier through a real NOTIFY_SOCKET: a child process (this test executable, filtered
 /// to `NotifyProbeChild`) gets NOTIFY_SOCKET / WATCHDOG_USEC / WATCHDOG_PID in its
@@ -30,8 +31,8 @@ import Glibc
         }
         try p.run()
         // A child stuck in a blocking send is killed after `timeout` (status: the signal).
-        let end = NotifyListener.monotonicNow() + timeout
-        while p.isRunning && NotifyListener.monotonicNow() < end { usleep(10_000) }
+        let end = MonotonicClock.seconds() + timeout
+        while p.isRunning && MonotonicClock.seconds() < end { usleep(10_000) }
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
         let data = out.fileHandleForReading.readDataToEndOfFile()
@@ -48,7 +49,7 @@ import Glibc
         let listener = try NotifyListener()
         defer { listener.close() }
         // 200 ms watchdog → a ping every 100 ms; WATCHDOG_PID unset: sd_watchdog_enabled decides.
-        let started = NotifyListener.monotonicNow()
+        let started = MonotonicClock.seconds()
         let run = try Self.runProbe(["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "200000"], mode: "loop")
         #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
         let got = listener.wait(timeout: 5) { $0.contains { $0.fields["BARRIER"] == "1" } }
@@ -138,10 +139,10 @@ import Glibc
         let deaf = try NotifyListener(paused: true)
         defer { deaf.close() }
         #expect(deaf.fill() > 0)
-        let started = NotifyListener.monotonicNow()
+        let started = MonotonicClock.seconds()
         let run = try NotifyProtocolTests.runProbe(["NOTIFY_SOCKET": deaf.path, "WATCHDOG_USEC": "200000"],
                                                    mode: "flood", timeout: 15)
-        let took = NotifyListener.monotonicNow() - started
+        let took = MonotonicClock.seconds() - started
         #expect(run.status == 0, "probe child did not finish (killed after 15 s: blocked in a send?): \(run.stdout.suffix(2000))")
         let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("probe-flood:") }.map(String.init) ?? ""
         print("notify flood into a full socket: \(line); child ran \(took) s")
@@ -220,22 +221,22 @@ import Glibc
             var longest = 0.0
             var sentCount = 0
             for i in 0..<601 {
-                let t0 = NotifyListener.monotonicNow()
+                let t0 = MonotonicClock.seconds()
                 let ok = i == 0 ? notifier.ready(status: "probe") : i % 2 == 0 ? notifier.watchdogPing() : notifier.status("status \(i)")
-                longest = max(longest, NotifyListener.monotonicNow() - t0)
+                longest = max(longest, MonotonicClock.seconds() - t0)
                 if ok { sentCount += 1 }
             }
-            let t0 = NotifyListener.monotonicNow()
+            let t0 = MonotonicClock.seconds()
             notifier.stopping(status: "bye")
-            let stop = NotifyListener.monotonicNow() - t0
+            let stop = MonotonicClock.seconds() - t0
             print("probe-flood: sent=\(sentCount) longest=\(longest) stopping=\(stop) pending=\(notifier.hasPending)")
             return
         case "drain":
             notifier.ready(status: "probe")
             for i in 0..<50 { notifier.status("status \(i)") }
             // The host loop's retries: flush until the manager has taken everything.
-            let end = NotifyListener.monotonicNow() + 10
-            while notifier.hasPending && NotifyListener.monotonicNow() < end {
+            let end = MonotonicClock.seconds() + 10
+            while notifier.hasPending && MonotonicClock.seconds() < end {
                 usleep(50_000)
                 notifier.flush()
             }
@@ -244,9 +245,9 @@ import Glibc
             return
         case "clamp":
             guard var schedule = notifier.watchdogSchedule else { print("probe: no schedule"); return }
-            let end = NotifyListener.monotonicNow() + 1
-            while NotifyListener.monotonicNow() < end {
-                let now = NotifyListener.monotonicNow()
+            let end = MonotonicClock.seconds() + 1
+            while MonotonicClock.seconds() < end {
+                let now = MonotonicClock.seconds()
                 if schedule.isDue(now: now) { notifier.watchdogPing(); schedule.pinged(at: now); continue }
                 usleep(useconds_t(schedule.timeoutMilliseconds(now: now, idle: 1000)) * 1000)
             }
@@ -261,7 +262,7 @@ import Glibc
             let pings = Self.mode == "loop" ? 5 : 1
             var sentPings = 0
             while sentPings < pings {
-                let now = NotifyListener.monotonicNow()
+                let now = MonotonicClock.seconds()
                 if schedule.isDue(now: now) {
                     notifier.watchdogPing()
                     schedule.pinged(at: now)

@@ -67,7 +67,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         return .success(reader)
     }
 
-    func take() -> [StampedInput] { handOff.take(now: LibinputReader.monotonicNow()) }
+    func take() -> [StampedInput] { handOff.take(now: MonotonicClock.seconds()) }
 
     func stop() { handOff.stop() }
 
@@ -227,7 +227,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     private func release(_ name: String, into batch: inout [StampedInput]) {
         guard let device = devices.removeValue(forKey: name) else { return }
         close(device.fd)
-        batch.append(StampedInput(time: LibinputReader.monotonicNow(), input: .deviceRemoved(device: device.decoder.device)))
+        batch.append(StampedInput(time: MonotonicClock.seconds(), input: .deviceRemoved(device: device.decoder.device)))
         Log.info("input: \(Self.folder)/\(name) removed")
     }
 

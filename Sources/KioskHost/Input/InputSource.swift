@@ -30,7 +30,7 @@ final class InputSource {
         guard let backend = InputBackend.choose(choice, udevRunning: access("/run/udev/control", F_OK) == 0),
               let poster = HostEventPoster.register() else { return nil }
         Log.info(InputBackend.startLine(backend, choice: choice, seat: seat))
-        let wake: @Sendable () -> Bool = { poster.post(code: 0) }
+        let wake: @Sendable () -> Bool = { poster.wake() }
         if backend == .libinputUdev {
             switch LibinputReader.start(seat: seat, replacesCalibration: replacesCalibration, wake: wake) {
             case .success(let reader):

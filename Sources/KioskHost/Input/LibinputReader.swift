@@ -83,7 +83,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     private var box: UnsafeMutablePointer<LibinputReader?>?
 
     /// Everything queued since the last call, oldest first.
-    func take() -> [Stamped] { handOff.take(now: Self.monotonicNow()) }
+    func take() -> [Stamped] { handOff.take(now: MonotonicClock.seconds()) }
 
     /// Stops the reader thread and waits for it to release the devices (their grabs end).
     func stop() { handOff.stop() }
@@ -104,17 +104,17 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
                 convert(event, into: &batch)
                 libinput_event_destroy(event)
             }
-            var now = Self.monotonicNow()
+            var now = MonotonicClock.seconds()
             let ready = hold.add(batch, now: now) + hold.due(now: now)
             if !ready.isEmpty { enqueue(ready) }
             // libinput's descriptor, the stop eventfd, and each device's descriptor for its
             // hang-up alone (events 0: POLLHUP and POLLERR are always reported).
             let watched = deviceFDs.filter { !hungUp.contains($0.value) }.sorted { $0.key < $1.key }
             var fds = base + watched.map { pollfd(fd: $0.value, events: 0, revents: 0) }
-            let n = poll(&fds, nfds_t(fds.count), hold.deadline.map { ReleaseHold.milliseconds(until: $0, now: Self.monotonicNow()) } ?? -1)
+            let n = poll(&fds, nfds_t(fds.count), hold.deadline.map { ReleaseHold.milliseconds(until: $0, now: MonotonicClock.seconds()) } ?? -1)
             if n < 0, errno != EINTR { break }
             if fds[1].revents != 0 { break }
-            now = Self.monotonicNow()
+            now = MonotonicClock.seconds()
             var gone: [Stamped] = []
             for (i, device) in watched.enumerated() where fds[i + 2].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
                 hungUp.insert(device.value)
@@ -146,7 +146,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             added(libinput_event_get_device(event))
         case LIBINPUT_EVENT_DEVICE_REMOVED:
             deviceFDs[device] = nil
-            batch.append(Stamped(time: Self.monotonicNow(), input: .deviceRemoved(device: device)))
+            batch.append(Stamped(time: MonotonicClock.seconds(), input: .deviceRemoved(device: device)))
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             let t = libinput_event_get_touch_event(event)
             let input = DeviceInput.touch(phase: type == LIBINPUT_EVENT_TOUCH_DOWN ? .down : .move, device: device,
@@ -260,12 +260,6 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     }
 
     private static func seconds(_ usec: UInt64) -> Double { Double(usec) / 1_000_000 }
-
-    static func monotonicNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1_000_000_000
-    }
 }
 
 /// Why the libinput reader did not start (one phrase).

@@ -4,6 +4,7 @@ import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// Small side-effect helpers at the host's edge: environment, SDL's errors, clocks.
 enum Diagnostics {
@@ -37,7 +38,7 @@ enum Diagnostics {
     /// Seconds from process start to now (/proc/self/stat's start time: about 10 ms
     /// resolution), or nil when unavailable.
     static func secondsSinceProcessStart() -> Double? {
-        StartupTrace.processStart().map { Clock.monotonic() - $0 }
+        StartupTrace.processStart().map { MonotonicClock.seconds() - $0 }
     }
 }
 

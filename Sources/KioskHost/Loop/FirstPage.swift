@@ -15,8 +15,7 @@ final class FirstPage: @unchecked Sendable {
     private let geometry: PageGeometry
     private let clock: HostClock
     private var app: KioskApp?
-    private var thread = pthread_t()
-    private var started = false
+    private var thread: JoinableThread?
 
     /// Starts the build; nil when the size cannot be known before the window (the loop then
     /// builds the app itself, as before).
@@ -25,28 +24,22 @@ final class FirstPage: @unchecked Sendable {
         self.make = make
         geometry = v.geometry
         self.clock = clock
-        let box = Unmanaged.passRetained(self).toOpaque()
-        started = ThreadStacks.create(&thread, { raw in
-            let me = Unmanaged<FirstPage>.fromOpaque(raw!).takeRetainedValue()
+        thread = JoinableThread.start { [self] in
             StartupTrace.mark("page thread")
-            let app = me.make(me.geometry)
+            let app = make(geometry)
             StartupTrace.mark("page built")
-            _ = app.renderFrame(at: me.clock.now())
+            _ = app.renderFrame(at: clock.now())
             StartupTrace.mark("page drawn")
-            me.app = app
-            return nil
-        }, box) == 0
-        if !started {
-            Unmanaged<FirstPage>.fromOpaque(box).release()
-            return nil
+            self.app = app
         }
+        if thread == nil { return nil }
     }
 
     /// Waits for the build and hands the app over (to the loop thread).
     func take() -> KioskApp? {
-        guard started else { return nil }
-        pthread_join(thread, nil)
-        started = false
+        guard let thread else { return nil }
+        thread.join()
+        self.thread = nil
         return app
     }
 }

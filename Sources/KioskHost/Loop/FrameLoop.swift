@@ -7,6 +7,7 @@ import Raster
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// The frame loop: waits for events (or the next frame's deadline, or the next watchdog
 /// ping), dispatches them, renders and presents frames, and ends with a `HostExit`.
@@ -245,7 +246,7 @@ final class FrameLoop {
         case let t where input?.eventType == t:
             drainInput(app)
         case let t where customEvents.map({ $0.eventType == t }) == true:
-            eventHandler?.handle(code: event.user.code, app: app, now: clock.now())
+            eventHandler?.handle(app: app, now: clock.now())
         default:
             break
         }
@@ -325,7 +326,7 @@ final class FrameLoop {
     /// Hands the reader's queued input to the app, each at the time it happened on the host clock.
     private func drainInput(_ app: KioskApp) {
         guard let input else { return }
-        let now = clock.now(), monotonic = LibinputReader.monotonicNow()
+        let now = clock.now(), monotonic = MonotonicClock.seconds()
         for stamped in input.take() {
             let time = now - max(0, monotonic - stamped.time)
             for raw in mapper.map(stamped.input, viewport: viewport) {

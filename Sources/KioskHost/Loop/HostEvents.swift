@@ -2,15 +2,16 @@ import CSDL2
 import KioskEngine
 
 /// Events the host itself does not know about (e.g. a system-appearance change found by a
-/// background thread). Any thread may `post` one; the frame loop wakes up and hands it to the
-/// handler on the loop thread, where the app may be touched. One SDL user event type is
-/// registered per run; the `code` tells the handler's events apart (its own payload stays in
-/// the handler, e.g. behind a mutex).
+/// background thread). Each source posts its own typed events into a `Mailbox` (target
+/// `Threads`) attached to the poster's `wake`; the frame loop wakes up and calls `handle` on
+/// the loop thread, where the handler drains its mailboxes and may touch the app. One SDL user
+/// event type is registered per run: a wake-up carries nothing, the mailboxes carry the events.
 public protocol HostEventHandler: AnyObject {
     /// Once, on the loop thread, after the app is made and before its first frame.
     func start(app: KioskApp, poster: HostEventPoster, now: Double)
-    /// Each posted event, on the loop thread. `now` is the host clock (the app's time base).
-    func handle(code: Int32, app: KioskApp, now: Double)
+    /// After a wake-up, on the loop thread: take what the mailboxes hold. `now` is the host
+    /// clock (the app's time base).
+    func handle(app: KioskApp, now: Double)
     /// Once, on the loop thread, when the loop has ended (before the host returns).
     func stop()
     /// After each presented frame, on the loop thread (default: nothing). For timing notes such
@@ -41,12 +42,11 @@ public struct HostEventPoster: Sendable {
     /// The registered SDL event type.
     public let eventType: UInt32
 
-    /// Queues `code` for the handler; false when SDL's queue refused it (full, or SDL gone).
+    /// Wakes the loop; false when SDL's queue refused it (full, or SDL gone).
     @discardableResult
-    public func post(code: Int32) -> Bool {
+    public func wake() -> Bool {
         var event = SDL_Event()
         event.type = eventType
-        event.user.code = code
         return SDL_PushEvent(&event) == 1
     }
 

@@ -7,6 +7,7 @@ import Raster
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// Wayland without GL: the page goes into shared-memory buffers (`wl_shm`) attached to the
 /// window's own `wl_surface` (SDL's, from `SDL_GetWindowWMInfo`). SDL 2.26 has no window
@@ -186,10 +187,10 @@ final class ShmPresenter: FramePresenter {
         }
         var waited: Int32 = 0
         while waited < Self.releaseWaitMilliseconds {
-            let start = Clock.monotonic()
+            let start = MonotonicClock.seconds()
             readEvents(timeoutMilliseconds: Self.releaseWaitMilliseconds - waited)
             if let i = buffers.firstIndex(where: { !$0.busy }) { return i }
-            waited += max(1, Int32((Clock.monotonic() - start) * 1000))
+            waited += max(1, Int32((MonotonicClock.seconds() - start) * 1000))
         }
         return nil
     }

@@ -2,6 +2,7 @@ import DarkModeToggle
 import Raster
 import KioskEngine
 import KioskSupport
+import Threads
 
 /// The soak's drift check: the app at the end of a long run (the aged app) against a freshly
 /// made app in the same state, both fed the same new random input and rendering the same
@@ -97,9 +98,9 @@ struct AgedAgainstFresh {
             let order = b % 2 == 0 ? [0, 1] : [1, 0]
             for (turn, app) in order.enumerated() {
                 for j in 0..<n {
-                    let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
+                    let w0 = MonotonicClock.seconds(), c0 = Clock.threadCPU()
                     let frame = drivers[app].step()
-                    let c1 = Clock.threadCPU(), w1 = Clock.monotonic()
+                    let c1 = Clock.threadCPU(), w1 = MonotonicClock.seconds()
                     cpu[app][j] = (c1 - c0) * 1000
                     wall[app][j] = (w1 - w0) * 1000
                     if turn == 0 {

@@ -6,6 +6,7 @@ import DarkModeToggle
 import Raster
 import KioskEngine
 import KioskSupport
+import Threads
 
 /// A long run of random interaction through the real app: `RandomInteraction` input, the
 /// interaction engine, motion, the page cross-fade and `KioskApp.renderFrame` on a full page,
@@ -114,11 +115,11 @@ public struct SoakRunner {
             }
         }
         let bounds = app.frame.bounds
-        let wallStart = Clock.monotonic()
+        let wallStart = MonotonicClock.seconds()
         for i in 0..<total {
-            let w0 = Clock.monotonic(), c0 = Clock.threadCPU()
+            let w0 = MonotonicClock.seconds(), c0 = Clock.threadCPU()
             let frame = driver.step()
-            let c1 = Clock.threadCPU(), w1 = Clock.monotonic()
+            let c1 = Clock.threadCPU(), w1 = MonotonicClock.seconds()
             let dirty = frame.dirty
             let state = app.visualState(at: frame.time)
             if !(0...1).contains(state.appearance) || !state.position.isFinite { report.badVisualStates += 1 }
@@ -147,7 +148,7 @@ public struct SoakRunner {
             if let progress, i % 3600 == 0 { progress(i, total) }
         }
         driver.onEvent = nil
-        report.wallSeconds = Clock.monotonic() - wallStart
+        report.wallSeconds = MonotonicClock.seconds() - wallStart
         report.isDarkMode = app.isDarkMode
         report.engineCommitCount = app.commitCount
         report.firstCPUMedianMs = firstCPU.min() ?? 0

@@ -5,6 +5,7 @@ import Raster
 #if canImport(Glibc)
 import Glibc
 #endif
+import Threads
 
 /// A DRM card opened for the framebuffer presenter, with the pipeline chosen: the first
 /// connected connector, its preferred mode, a CRTC its encoders can drive, the CRTC's primary
@@ -288,14 +289,14 @@ final class DrmDevice: KMSCard {
         var left = milliseconds
         while true {
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let start = Clock.monotonic()
+            let start = MonotonicClock.seconds()
             let n = poll(&p, 1, left)
             if n > 0 {
                 _ = cdrm_handle_events(fd) { _, _, _, _, _ in }
                 return true
             }
             guard n < 0, errno == EINTR else { return false }
-            left -= Int32((Clock.monotonic() - start) * 1000)
+            left -= Int32((MonotonicClock.seconds() - start) * 1000)
             if left <= 0 { return false }
         }
     }
