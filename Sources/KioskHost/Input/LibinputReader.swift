@@ -7,14 +7,16 @@ import Glibc
 #endif
 
 /// Touch screens, tablets and mice through libinput (with its udev backend: devices plugged
-/// in later are found by libinput's own udev monitor), for SDL's kmsdrm driver, whose evdev
-/// reader passes absolute pointers through unscaled and knows no calibration.
+/// in later are found by libinput's own udev monitor), on KMS/DRM: beside our DRM presenter
+/// (SDL's video then on its evdev/dummy driver) or SDL's kmsdrm driver, whose evdev reader
+/// passes absolute pointers through unscaled and knows no calibration. `InputSource` starts it
+/// (or `EvdevReader` where udevd does not run).
 ///
 /// All libinput calls after `start` happen on one reader thread, which blocks in `poll` on
 /// libinput's fd (no CPU while nothing happens). Each batch of input is queued as plain
-/// `DeviceInput` values and the frame loop is woken with one SDL event (`wake`); the loop
-/// takes the queue (`take`) and maps it (`DeviceInputMapper`). Under SDL's 1 ms event wait a
-/// finger reaches the app in the same loop pass that presents its frame.
+/// `DeviceInput` values in the `InputHandOff` and the frame loop is woken with one SDL event
+/// (`wake`), which ends the loop's `IdleWait` at once; the loop takes the queue (`take`) and
+/// maps it (`DeviceInputMapper`) in the pass that draws its frame.
 ///
 /// SDL's own evdev reader keeps the devices it opened; so that no touch arrives twice, each
 /// pointer, touch or tablet device libinput takes is grabbed (`EVIOCGRAB`: its events go to

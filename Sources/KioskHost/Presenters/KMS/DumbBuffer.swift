@@ -22,8 +22,9 @@ final class DumbBuffer: ScanoutBuffer {
         self.byteCount = byteCount
     }
 
-    /// A `width`x`height` buffer in `format`, mapped, with a framebuffer, black; the failed
-    /// step and its errno when the card refuses one.
+    /// A `width`x`height` buffer in `format`, mapped, with a framebuffer, black. Throws the
+    /// failed step and its errno (`CardFailure`) when the card refuses one; nothing is left
+    /// allocated then.
     static func make(fd: Int32, width: Int, height: Int, format: ScanoutFormat) throws(CardFailure) -> DumbBuffer {
         var handle: UInt32 = 0, pitch: UInt32 = 0, size: UInt64 = 0
         let bpp = UInt32(format.bytesPerPixel * 8)
