@@ -227,7 +227,7 @@ def calibration_config(run):
           f"the kiosk did not name the device and its calibration{log}")
 
 
-# The arrow the kiosk draws for a mouse (Sources/KioskHost/CursorSprite.swift): its left edge is
+# The arrow the kiosk draws for a mouse (Sources/KioskHost/Presenters/CursorSprite.swift): its left edge is
 # 17 black pixels down from the hot spot, with white inside from the third row on.
 def black_pixels(image):
     """Every pure black pixel (x, y) of the image, in reading order."""
@@ -258,7 +258,7 @@ def find_cursor(image):
 
 def cursor_size():
     """The arrow's (width, height) at scale 1, from its sprite's rows."""
-    with open(os.path.join(REPO, "Sources/KioskHost/CursorSprite.swift")) as f:
+    with open(os.path.join(REPO, "Sources/KioskHost/Presenters/CursorSprite.swift")) as f:
         rows = [l.strip().strip('",') for l in f if l.strip().startswith('"') and set(l.strip().strip('",')) <= set("#o.")]
     return (len(rows[0]), len(rows))
 
