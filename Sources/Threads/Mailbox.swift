@@ -43,8 +43,9 @@ public final class Mailbox<Event: Sendable>: Sendable {
     /// Takes every queued event, oldest first.
     public func drain() -> [Event] {
         state.withLock { s in
-            defer { s.queue.removeAll(keepingCapacity: true) }
-            return s.queue
+            var batch: [Event] = []
+            swap(&batch, &s.queue)
+            return batch
         }
     }
 

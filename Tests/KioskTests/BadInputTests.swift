@@ -182,7 +182,7 @@ func expectCleanStderr(_ o: ProcessOutcome, _ context: String, sourceLocation: S
 }
 
 /// Bad config files. Through the real binary (`run --config FILE`) once `run` loads the config;
-/// until then through `KioskConfig.load` + `StandardError`, the exact path `main` takes.
+/// until then through `KioskConfig.load` + `KioskError.report()`, the exact path `main` takes.
 @Suite struct BadConfigEndToEndTests {
     static let cases: [(String, String, String)] = [
         ("unknown key", #"{"displya": {}}"#, #"unknown key "displya""#),
