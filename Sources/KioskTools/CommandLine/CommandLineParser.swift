@@ -262,6 +262,12 @@ public enum CommandLineParser {
         o.raster = s.has("--raster")
         o.configPath = s.value("--config")
         o.lanes = try s.integer("--threads", in: 1...HelperLanes.maxLanes, what: "a thread count")
+        o.latency = s.has("--latency")
+        o.plotPath = s.value("--plot")
+        if let v = s.value("--seed") {
+            guard let seed = UInt64(v) else { throw .usage("--seed: expected a whole number 0…\(UInt64.max), found '\(v)'") }
+            o.seed = seed
+        }
         return o
     }
 
@@ -417,5 +423,8 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--raster", help: "time the rasterizer alone"),
         FlagSpec(name: "--config", valueName: "FILE", help: "the page as this settings file configures it (colours, language, background images)"),
         FlagSpec(name: "--threads", valueName: "N", help: "threads that draw a frame (default: 2 with 2 or more cores, else 1)"),
+        FlagSpec(name: "--latency", help: "touch-to-screen latency of taps and drags on a simulated 60 Hz display, against the floor"),
+        FlagSpec(name: "--seed", valueName: "N", help: "random taps and drags of --latency (default 1)"),
+        FlagSpec(name: "--plot", valueName: "FILE", help: "also draw frame times (and latency) as a PNG picture"),
     ]
 }
