@@ -15,6 +15,12 @@ final class FrameLoop {
     private let clock: HostClock
     private var translator: PointerTranslator
     private var pacer: FramePacer
+    /// When a frame begins on a vblank display: as late as its vblank allows, one in flight.
+    private var scheduler: FrameScheduler
+    /// Input-to-screen latency of taps and drags (`DARKMODE_KIOSK_TIMING=1` reports it at exit).
+    private(set) var latency = LatencyLedger()
+    /// A frame was presented whose time on screen is not recorded yet (`settlePresented`).
+    private var presentedAt: Double?
     private var service: ServiceLink
     private let observers: [FrameObserver]
     private let customEvents: HostEventPoster?
@@ -50,6 +56,7 @@ final class FrameLoop {
         translator = PointerTranslator(touchMouseID: CSDL2_TOUCH_MOUSEID,
                                        mouseSynthesisesTouch: SDL_GetHintBoolean(SDL_HINT_MOUSE_TOUCH_EVENTS, SDL_FALSE) == SDL_TRUE)
         pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
+        scheduler = FrameScheduler(period: pacer.period)
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         hostOptions = window.options
@@ -95,6 +102,7 @@ final class FrameLoop {
         var event = SDL_Event()
         while exit == nil {
             let busy = app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
+            settlePresented()
             if !busy {
                 // Idle: block until something happens, or until the watchdog wants its ping
                 // (no CPU, no timers; without a watchdog the wait has no end).
@@ -110,9 +118,18 @@ final class FrameLoop {
                     break
                 }
             } else {
-                let wait = pacer.delay(at: clock.now())
-                if wait >= 0.001 { SDL_Delay(UInt32(wait * 1000)) }
-                wokeAt = clock.now()
+                // The next frame's start: on a vblank display (a flip's time known) as late as its
+                // vblank allows; else the pacer's deadline. An event cuts the wait short.
+                let now = clock.now()
+                let wait = window.presenter.vsync && scheduler.lastVblank != nil
+                    ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now
+                    : pacer.delay(at: now)
+                if wait >= 0.001, waitForEvent(&event, timeout: Int32(wait * 1000)) == 1 {
+                    wokeAt = clock.now()
+                    handle(event, app)
+                } else {
+                    wokeAt = clock.now()
+                }
             }
             while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
             if window.serviceSeat() { screen.needsFullUpload = true }
@@ -169,10 +186,21 @@ final class FrameLoop {
     // MARK: Frames
 
     private func frame(_ app: KioskApp) {
+        settlePresented()
         let start = clock.now()
         pacer.frameBegan(at: start)
-        guard screen.render(app, at: start) else { return }
+        latency.frameBegan()
+        guard screen.render(app, at: start) else {
+            latency.frameDropped()
+            return
+        }
         let end = clock.now()
+        presentedAt = end
+        scheduler.rendered(seconds: end - start)
+        if window.presenter.vsync, window.presenter.screenStamp == .presented, pacer.presentPaces {
+            // A vsync'd present returned: a vblank just passed.
+            scheduler.vblank(at: end)
+        }
         let interval = lastPresentStart.map { start - $0 }
         pacer.framePresented(interval: interval)
         // Frame time: the interval since the previous presented frame of this burst; the
@@ -186,6 +214,31 @@ final class FrameLoop {
         }
         if isFirst { service.ready(status: status(app)) }
         eventHandler?.framePresented()
+    }
+
+    /// Records when the last presented frame reached the screen: the flip in flight is
+    /// completed first (at most one frame in flight), its event's vblank time is the frame's;
+    /// other presenters' frames are stamped with the present's return.
+    private func settlePresented() {
+        guard let returned = presentedAt else { return }
+        presentedAt = nil
+        let presenter = window.presenter
+        if let flip = presenter.finishFlip() {
+            let at = clock.now() - max(0, LibinputReader.monotonicNow() - flip)
+            scheduler.vblank(at: at)
+            latency.framePresented(at: at, stamp: .flip)
+        } else {
+            latency.framePresented(at: returned, stamp: presenter.screenStamp == .flip ? .presented : presenter.screenStamp)
+        }
+    }
+
+    /// A tap (a press) or a drag (a move of a pressed pointer) for the latency ledger.
+    private func noteInput(_ e: PointerEvent, stamp: LatencyLedger.InputStamp) {
+        switch e.phase {
+        case .down: latency.input(.tap, at: e.timestamp, stamp: stamp)
+        case .move where translator.hasActivePointers: latency.input(.drag, at: e.timestamp, stamp: stamp)
+        default: break
+        }
     }
 
     // MARK: Events
@@ -215,6 +268,7 @@ final class FrameLoop {
             let name = String(cString: SDL_GetKeyName(key.keysym.sym))
             guard !name.isEmpty else { return }
             let shift = key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            latency.input(.tap, at: eventTime(key.timestamp), stamp: .received)
             if let commit = app.handleKey(named: name, shift: shift, at: eventTime(key.timestamp)) {
                 onCommit(commit)
             }
@@ -245,6 +299,7 @@ final class FrameLoop {
         case .displayChanged:
             window.readDisplay()
             pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
+            scheduler = FrameScheduler(period: pacer.period)
             relayout(app)
         case .fullUpload: screen.needsFullUpload = true
         case .cancelPointers: cancelPointers(app)
@@ -255,10 +310,9 @@ final class FrameLoop {
     private func eventTime(_ timestamp: UInt32) -> Double { HostClock.seconds(fromEventTimestamp: timestamp) }
 
     private func pointer(_ input: RawPointerInput, _ timestamp: UInt32, _ app: KioskApp) {
-        if let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport),
-           let commit = app.handle(e) {
-            onCommit(commit)
-        }
+        guard let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport) else { return }
+        noteInput(e, stamp: .received)
+        if let commit = app.handle(e) { onCommit(commit) }
     }
 
     /// SDL 2 reports no touch hot-plug: a finger whose device SDL no longer lists ends its gesture.
@@ -348,9 +402,9 @@ final class FrameLoop {
         for stamped in input.take() {
             let time = now - max(0, monotonic - stamped.time)
             for raw in mapper.map(stamped.input, viewport: viewport) {
-                if let e = translator.translate(raw, timestamp: time, viewport: viewport), let commit = app.handle(e) {
-                    onCommit(commit)
-                }
+                guard let e = translator.translate(raw, timestamp: time, viewport: viewport) else { continue }
+                noteInput(e, stamp: .kernel)
+                if let commit = app.handle(e) { onCommit(commit) }
             }
         }
         let cursor = mapper.visibleCursor(viewport: viewport)

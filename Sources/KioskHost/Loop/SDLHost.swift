@@ -123,6 +123,7 @@ public enum SDLHost {
                     + "page \(v.pagePixelWidth)x\(v.pagePixelHeight) px, scale \(v.scale), rotation \(v.rotation.degrees)"
             }
             timingObserver.pacerSummary = { [unowned loop] in loop.pacerSummary }
+            timingObserver.latencyLines = { [unowned loop] in loop.latency.reportLines() }
         }
         let prebuilt = firstPage?.take()
         StartupTrace.mark("page taken")
