@@ -22,6 +22,10 @@ public struct FrameScheduler: Sendable {
     private var recent: [Double] = []
     private var next = 0
     static let window = 16
+    /// After a frame that drew nothing while an input waits to be shown (a press whose
+    /// animation has not moved a pixel yet), the next frame is tried this much later — not a
+    /// whole period, and not at once (that would spin).
+    public static let retry = 0.001
 
     public init(period: Double, margin: Double = 0.001) {
         self.period = period

@@ -21,6 +21,8 @@ final class FrameLoop {
     private(set) var latency = LatencyLedger()
     /// A frame was presented whose time on screen is not recorded yet (`settlePresented`).
     private var presentedAt: Double?
+    /// The last frame begun drew nothing (its inputs wait for the next).
+    private var lastFrameDrewNothing = false
     private var service: ServiceLink
     private let observers: [FrameObserver]
     private let customEvents: HostEventPoster?
@@ -121,9 +123,12 @@ final class FrameLoop {
                 // The next frame's start: on a vblank display (a flip's time known) as late as its
                 // vblank allows; else the pacer's deadline. An event cuts the wait short.
                 let now = clock.now()
-                let wait = window.presenter.vsync && scheduler.lastVblank != nil
-                    ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now
-                    : pacer.delay(at: now)
+                let scheduled = window.presenter.vsync && scheduler.lastVblank != nil
+                var wait = scheduled ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now : pacer.delay(at: now)
+                if lastFrameDrewNothing && latency.hasPending {
+                    // An input not shown yet (a press that has not moved a pixel): look again soon.
+                    wait = scheduled ? max(wait, FrameScheduler.retry) : min(wait, FrameScheduler.retry)
+                }
                 if wait >= 0.001, waitForEvent(&event, timeout: Int32(wait * 1000)) == 1 {
                     wokeAt = clock.now()
                     handle(event, app)
@@ -190,8 +195,10 @@ final class FrameLoop {
         let start = clock.now()
         pacer.frameBegan(at: start)
         latency.frameBegan()
+        lastFrameDrewNothing = false
         guard screen.render(app, at: start) else {
             latency.frameDropped()
+            lastFrameDrewNothing = true
             return
         }
         let end = clock.now()

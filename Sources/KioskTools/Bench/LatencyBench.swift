@@ -56,10 +56,10 @@ public struct LatencyBench {
     public var runner: BenchRunner
     public var seed: UInt64 = 1
     /// Simulated seconds per run.
-    public var seconds = 30.0
+    public var seconds = 120.0
     public let period = 1.0 / 60
 
-    public init(runner: BenchRunner, seed: UInt64 = 1, seconds: Double = 30) {
+    public init(runner: BenchRunner, seed: UInt64 = 1, seconds: Double = 120) {
         self.runner = runner
         self.seed = seed
         self.seconds = seconds
@@ -119,7 +119,7 @@ public struct LatencyBench {
         var scheduler = FrameScheduler(period: period)
         var ledger = LatencyLedger()
         var samples: [Sample] = []
-        var t = 0.0, next = 0, pressed = false, frames = 0
+        var t = 0.0, next = 0, pressed = false, frames = 0, nothingShown = false
         var queued: Double?          // the vblank the queued flip shows at
         var lastPresentStart: Double?
         // Warm the renderer (first frames build caches) off the clock.
@@ -156,10 +156,14 @@ public struct LatencyBench {
                     let wait = pacer.delay(at: t)
                     if wait >= 0.001 { t += (wait * 1000).rounded(.down) / 1000 }
                 case (.scheduled, .inPlace):
-                    // The pacer's sleep ends early for an input.
-                    t = max(t, min(t + pacer.delay(at: t), nextInput))
+                    // The pacer's sleep ends early for an input, and after a frame that showed
+                    // nothing of an input yet, the next look comes a retry later.
+                    var wait = pacer.delay(at: t)
+                    if nothingShown && ledger.hasPending { wait = min(wait, FrameScheduler.retry) }
+                    t = max(t, min(t + wait, nextInput))
                 case (.scheduled, .vblank):
                     var s = scheduler.start(now: t, inputWaiting: ledger.hasPending)
+                    if nothingShown && ledger.hasPending { s = max(s, t + FrameScheduler.retry) }
                     if nextInput < s {
                         s = min(s, scheduler.start(now: max(t, nextInput), inputWaiting: true))
                     }
@@ -167,7 +171,10 @@ public struct LatencyBench {
                     flipDone(by: t)
                 }
             }
+            // The events are handled (timed: the frame begins after them, as in the host's loop).
+            let d0 = Clock.monotonic()
             deliver(upTo: t)
+            t += Clock.monotonic() - d0
             // A frame: render (real, timed), then present on the simulated display.
             let begin = t
             pacer.frameBegan(at: begin)
@@ -178,6 +185,7 @@ public struct LatencyBench {
             // core meanwhile (then the CPU time of our threads is the smaller, and closer).
             let r = min(Clock.monotonic() - w0, Clock.processCPU() - c0)
             t += r
+            nothingShown = dirty.isEmpty
             guard !dirty.isEmpty else {
                 ledger.frameDropped()
                 continue
