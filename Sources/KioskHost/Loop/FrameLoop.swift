@@ -212,7 +212,10 @@ final class FrameLoop {
         pacer.framePresented(interval: interval)
         // Frame time: the interval since the previous presented frame of this burst; the
         // first frame after idle reports its own render-and-present time.
-        if app.options.showFPS { app.fps.record(interval: interval.map { $0 * 1000 }, work: (end - start) * 1000) }
+        if app.options.showFPS {
+            app.fps.record(interval: interval.map { $0 * 1000 }, work: (end - start) * 1000)
+            app.fps.recordLatency(latency.recent(now: end))
+        }
         lastPresentStart = start
         let isFirst = !firstFramePresented
         firstFramePresented = true
