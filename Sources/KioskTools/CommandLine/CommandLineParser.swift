@@ -374,7 +374,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--config", valueName: "FILE", help: "settings file (JSON) over the built-in defaults"),
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file (default: $XDG_CONFIG_HOME/darkmode-kiosk/preferences.json)"),
         FlagSpec(name: "--reduce-motion", help: "no ambient animation, short cross-fades (forced; without it the desktop portal's reduced-motion decides, live)"),
-        FlagSpec(name: "--show-fps", help: "frame-time overlay"),
+        FlagSpec(name: "--show-fps", help: "frame-time overlay (fps, work time, the last second's latency p50/max)"),
         FlagSpec(name: "--high-contrast", help: "high-contrast colour variants, labels at least 7:1 (forced; without it the desktop portal's contrast decides, live)"),
         FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default: config, then LC_ALL/LC_MESSAGES/LANG)"),
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
