@@ -106,6 +106,9 @@ let package = Package(
 
         // Live system appearance: pure rules, then the sd-bus/inotify edge.
         .target(name: "Appearance"),
+        // The one log: stderr lines with the program name and journald priorities (no dependencies;
+        // compiled for any CPU, like `BuildCPU`, which reports through it).
+        .target(name: "Log"),
         // Log lines for causes that repeat, rate-limited per cause (pure; the standard library only).
         .target(name: "LogLimit"),
         .target(name: "AppearanceBus", dependencies: ["Appearance", "CSystemd", "LogLimit", "Threads"]),
@@ -116,25 +119,25 @@ let package = Package(
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
         .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster", "Appearance"]),
         // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
-        .target(name: "KioskSupport", dependencies: ["Raster", "Threads"]),
+        .target(name: "KioskSupport", dependencies: ["Log", "Raster", "Threads"]),
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
         // background writer for preference saves.
-        .target(name: "SystemdNotify", dependencies: ["CSystemd"]),
+        .target(name: "SystemdNotify", dependencies: ["CSystemd", "Log"]),
         .target(name: "CoalescingWriter", dependencies: ["Threads"]),
         // pthreads for the writer and for frames drawn on more than one core.
         .target(name: "Threads", dependencies: ["CThreadDefaults"]),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
+        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "Log", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
+        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "Log", "CSDL2", "CWayland", "CDRM", "CSystemd", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
-        .target(name: "BuildCPU"),
+        .target(name: "BuildCPU", dependencies: ["Log"]),
         // Linked with the Swift runtime inside (standard library, Dispatch: /opt/swift is not on a
         // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
         // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
         // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskHost", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskHost", "Log", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
@@ -147,10 +150,11 @@ let package = Package(
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus"], resources: [.copy("Mocks")]),
-        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus"]),
-        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify"]),
+        .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "Log"]),
+        .testTarget(name: "LogTests", dependencies: ["Log"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
         .testTarget(name: "LogLimitTests", dependencies: ["LogLimit"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
@@ -159,7 +163,7 @@ let package = Package(
 )
 
 // Every Swift target but `BuildCPU`, which must run on any CPU to say that this one is not the
-// build's.
-for target in package.targets where target.type != .system && target.name != "BuildCPU" {
+// build's, and `Log`, which it says it through.
+for target in package.targets where target.type != .system && !["BuildCPU", "Log"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + cpuSettings
 }

@@ -1,3 +1,4 @@
+import Log
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +40,7 @@ public enum BuildCPU {
     /// The line to print when the build's extensions are missing here, or nil.
     public static func problem(mask: UInt64, cpuinfo: String) -> String? {
         guard let lacking = missing(mask: mask, cpuinfo: cpuinfo), !lacking.isEmpty else { return nil }
-        return "darkmode-kiosk: this binary was built for a CPU with " + lacking.joined(separator: ", ")
+        return "this binary was built for a CPU with " + lacking.joined(separator: ", ")
             + ", which this machine lacks; build it without DARKMODE_KIOSK_CPU (the default, x86-64-v2, runs on"
             + " x86-64 CPUs since 2009) or, for older ones, with DARKMODE_KIOSK_CPU=x86-64 (README, \"How it is built\")"
     }
@@ -49,8 +50,7 @@ public enum BuildCPU {
     /// runs. Without /proc/cpuinfo it lets the program go on.
     public static func verify(mask: UInt64) {
         guard mask != 0, let text = readCPUInfo(), let line = problem(mask: mask, cpuinfo: text) else { return }
-        let bytes = Array((line + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        Log.error(line)
         exit(1)
     }
 

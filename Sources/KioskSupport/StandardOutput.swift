@@ -1,3 +1,4 @@
+import Log
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -31,7 +32,7 @@ public enum StandardOutput {
     }
 
     private static func fail(_ code: Int32) -> Never {
-        StandardError.log("could not write to standard output: \(FileIO.errorText(code))")
+        Log.error("could not write to standard output: \(FileIO.errorText(code))")
         exit(1)
     }
 }

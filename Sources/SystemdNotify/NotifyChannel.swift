@@ -75,7 +75,7 @@ public final class NotifyChannel: Sendable {
         guard let first = bytes.first else { return nil }
         guard first == UInt8(ascii: "/") || first == UInt8(ascii: "@"), bytes.count >= 2,
               bytes.count <= MemoryLayout.size(ofValue: sockaddr_un().sun_path) - (first == UInt8(ascii: "/") ? 1 : 0) else {
-            log("darkmode-kiosk: NOTIFY_SOCKET=\(address) is not a socket path or abstract (@) name; systemd is not notified")
+            log("NOTIFY_SOCKET=\(address) is not a socket path or abstract (@) name; systemd is not notified")
             return nil
         }
         addressBytes = bytes
@@ -144,7 +144,7 @@ public final class NotifyChannel: Sendable {
         s.fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         if s.fd < 0 {
             s.failed = true
-            log("darkmode-kiosk: cannot make a socket for NOTIFY_SOCKET (\(String(cString: strerror(errno)))); systemd is not notified")
+            log("cannot make a socket for NOTIFY_SOCKET (\(String(cString: strerror(errno)))); systemd is not notified")
             return false
         }
         return true
@@ -171,7 +171,7 @@ public final class NotifyChannel: Sendable {
             if let since = s.blockedSince {
                 s.blockedSince = nil
                 let tenths = Int(((Self.monotonicNow() - since) * 10).rounded())
-                log("darkmode-kiosk: the notify socket takes messages again after \(tenths / 10).\(tenths % 10) s; "
+                log("the notify socket takes messages again after \(tenths / 10).\(tenths % 10) s; "
                     + "\(s.deferred) sends deferred, \(s.mergedPings) watchdog pings merged")
             }
             return true
@@ -180,7 +180,7 @@ public final class NotifyChannel: Sendable {
             s.deferred += 1
             if s.blockedSince == nil {
                 s.blockedSince = Self.monotonicNow()
-                log("darkmode-kiosk: the notify socket \(address) is full (the service manager is not reading it); "
+                log("the notify socket \(address) is full (the service manager is not reading it); "
                     + "the latest status is kept and retried, the frame loop does not wait")
             }
             return false
@@ -189,7 +189,7 @@ public final class NotifyChannel: Sendable {
         s.pending = Pending()
         if s.loggedError { return false }
         s.loggedError = true
-        log("darkmode-kiosk: cannot send to NOTIFY_SOCKET=\(address): \(String(cString: strerror(-r))); systemd is not notified while this lasts")
+        log("cannot send to NOTIFY_SOCKET=\(address): \(String(cString: strerror(-r))); systemd is not notified while this lasts")
         return false
     }
 

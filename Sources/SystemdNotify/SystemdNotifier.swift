@@ -1,4 +1,5 @@
 import CSystemd
+import Log
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +19,7 @@ public struct SystemdNotifier: Sendable {
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID` (leaves them in the
     /// environment: cage and children may read them too).
-    public init(log: @escaping @Sendable (String) -> Void = { ServiceLog.standardError.warning($0) }) {
+    public init(log: @escaping @Sendable (String) -> Void = { Log.warning($0) }) {
         channel = Self.env("NOTIFY_SOCKET").flatMap { NotifyChannel(address: $0, log: log) }
         isEnabled = channel != nil
         var usec: UInt64 = 0
@@ -95,36 +96,4 @@ public struct SystemdNotifier: Sendable {
     }
 
     private static func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-}
-
-/// Writes log lines to stderr, with journald priority prefixes when stderr is the journal
-/// (decided once, from `JOURNAL_STREAM` and stderr's device and inode).
-public struct ServiceLog: Sendable {
-    public let toJournal: Bool
-
-    public static let standardError = ServiceLog()
-
-    public init() {
-        var st = stat()
-        let journalStream = getenv("JOURNAL_STREAM").map { String(cString: $0) }
-        toJournal = fstat(STDERR_FILENO, &st) == 0
-            && JournalStream.isJournal(journalStream: journalStream, stderrDevice: UInt64(st.st_dev), stderrInode: UInt64(st.st_ino))
-    }
-
-    public func error(_ message: String) { write(message, priority: .error) }
-    public func warning(_ message: String) { write(message, priority: .warning) }
-    public func info(_ message: String) { write(message, priority: .info) }
-
-    /// One write(2) per message, so lines from two threads do not interleave mid-line.
-    public func write(_ message: String, priority: LogPriority) {
-        var bytes = Array(JournalStream.format(message, priority: priority, journal: toJournal).utf8)
-        bytes.withUnsafeMutableBytes { buf in
-            var offset = 0
-            while offset < buf.count {
-                let n = Glibc.write(STDERR_FILENO, buf.baseAddress! + offset, buf.count - offset)
-                if n < 0 { if errno == EINTR { continue } else { return } }
-                offset += n
-            }
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import Log
 import AccessibilityBus
 import KioskEngine
 import KioskHost
@@ -50,10 +51,9 @@ final class LiveAccessibility: HostEventHandler {
         self.shared = shared
         self.onCommit = onCommit
         self.title = title
-        let log = ServiceLog.standardError
         provider = AccessibilityProvider(options: options, log: { line, debug in
             // The debug line (no accessibility bus) goes to the journal only, where it is filtered.
-            if debug { if log.toJournal { log.write("darkmode-kiosk: " + line, priority: .debug) } } else { log.info("darkmode-kiosk: " + line) }
+            if debug { Log.debug(line) } else { Log.info(line) }
         }, onRequest: { request in
             let (taken, poster) = shared.state.withLock { s -> (Bool, HostEventPoster?) in
                 if request != .snapshotWanted && s.queue.count >= Self.queueLimit { return (false, nil) }
@@ -72,7 +72,7 @@ final class LiveAccessibility: HostEventHandler {
     }
 
     func start() {
-        if !provider.start() { StandardError.log("accessibility: could not start its thread; screen readers cannot see the page") }
+        if !provider.start() { Log.error("accessibility: could not start its thread; screen readers cannot see the page") }
     }
 
     // MARK: HostEventHandler

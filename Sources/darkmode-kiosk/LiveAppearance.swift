@@ -1,3 +1,4 @@
+import Log
 import Appearance
 import AppearanceBus
 import Glibc
@@ -87,7 +88,7 @@ final class LiveAppearance: HostEventHandler {
     /// would), so other programs' changes are followed from the start.
     func start(preferencesPath: String?) {
         if let path = preferencesPath { Self.makeFolders(FileIO.directoryName(path)) }
-        if !link.start() { StandardError.log("appearance sources: could not start their thread; \"system\" means light") }
+        if !link.start() { Log.error("appearance sources: could not start their thread; \"system\" means light") }
     }
 
     /// The sources' first arbitrated answer (no preference when they take too long).
@@ -151,7 +152,7 @@ final class LiveAppearance: HostEventHandler {
         guard !pendingNotes.isEmpty else { return }
         let presented = fixed(AppearanceLink.monotonicSeconds(), 6)
         for note in pendingNotes {
-            StandardError.log("timing: \(note); first changed frame presented at monotonic \(presented)")
+            Log.info("timing: \(note); first changed frame presented at monotonic \(presented)")
         }
         pendingNotes.removeAll()
     }

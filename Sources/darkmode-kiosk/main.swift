@@ -1,3 +1,4 @@
+import Log
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -33,7 +34,7 @@ func main() -> Int32 {
     do {
         command = try CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()))
     } catch {
-        return StandardError.report(error)
+        return error.report()
     }
     do {
         switch command {
@@ -70,9 +71,9 @@ func main() -> Int32 {
             return 0
         }
     } catch let error as KioskError {
-        return StandardError.report(error)
+        return error.report()
     } catch {
-        return StandardError.report(.runtime("\(error)"))
+        return KioskError.runtime("\(error)").report()
     }
 }
 
@@ -113,15 +114,15 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     if let problem = ProcessLimits.ensureOpenFiles(minimum: ProcessLimits.openFilesForRun) { throw .runtime(problem) }
     if let problem = ProcessLimits.ensureStack(minimum: ProcessLimits.stackForRun) { throw .runtime(problem) }
     if settings.preferencesPath == nil {
-        StandardError.log("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
+        Log.warning("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
     let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
     // Causes that can repeat log a few lines a minute each, then a summary (issue 39, item 6).
     let logWindow = RunLogWindow.seconds(processEnvironment())
     let logs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
-                                now: { AppearanceLink.monotonicSeconds() }, log: { StandardError.log($0) })
+                                now: { AppearanceLink.monotonicSeconds() }, log: { Log.info($0) })
     let saveLogs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
-                                    now: { AppearanceLink.monotonicSeconds() }, log: { ServiceLog.standardError.error("darkmode-kiosk: " + $0) })
+                                    now: { AppearanceLink.monotonicSeconds() }, log: { Log.error($0) })
     let live = LiveAppearance(settings: settings, store: store,
                               timing: EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()),
                               logs: logs)
@@ -168,7 +169,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     }, onCommit: { saver?.commit($0) }, eventHandler: HostEventHandlers([live, access]), beforeExit: { _ = saver?.close(timeout: 2) })
     // The exit flush (above, before the window closes; again here for the paths without it):
     // a choice still not on disk after its last try is named in one line.
-    if let problem = saver?.close(timeout: 2) { ServiceLog.standardError.error("darkmode-kiosk: " + problem) }
+    if let problem = saver?.close(timeout: 2) { Log.error(problem) }
     return status
 }
 

@@ -18,18 +18,18 @@ import Glibc
 
     @Test func noCardIsOneLineSayingSo() throws {
         let line = try #require(DeviceAccess.drmProblem(card: Self.probe("video", path: nil)))
-        #expect(line.hasPrefix("darkmode-kiosk: no DRM device: /dev/dri has no card*"))
+        #expect(line.hasPrefix("no DRM device: /dev/dri has no card*"))
         #expect(!line.contains("\n"))
     }
 
     @Test func noPermissionNamesTheFileAndTheGroup() throws {
         for error in [EACCES, EPERM] {
             let line = try #require(DeviceAccess.drmProblem(card: Self.probe("video", path: "/dev/dri/card1", error: error)))
-            #expect(line.hasPrefix("darkmode-kiosk: no permission to open /dev/dri/card1 for KMS/DRM: add the user to the video group"))
+            #expect(line.hasPrefix("no permission to open /dev/dri/card1 for KMS/DRM: add the user to the video group"))
             #expect(!line.contains("\n"))
         }
         let busy = try #require(DeviceAccess.drmProblem(card: Self.probe("video", path: "/dev/dri/card0", error: EBUSY)))
-        #expect(busy == "darkmode-kiosk: cannot open /dev/dri/card0 for KMS/DRM: \(String(cString: strerror(EBUSY)))")
+        #expect(busy == "cannot open /dev/dri/card0 for KMS/DRM: \(String(cString: strerror(EBUSY)))")
     }
 
     @Test func theCheckLineSaysWhichGroupsAreMissingAndHowToAddThem() {
@@ -67,7 +67,7 @@ import Glibc
         #expect(VirtualConsole.warning(.graphics(path: "/dev/tty0")) == nil)
         #expect(VirtualConsole.warning(.noConsole) == nil)
         let line = VirtualConsole.warning(.failed(reason: "KDSETMODE on /dev/tty0: Operation not permitted"))
-        #expect(line?.hasPrefix("darkmode-kiosk: the console stays in text mode (KDSETMODE on /dev/tty0: Operation not permitted)") == true)
+        #expect(line?.hasPrefix("the console stays in text mode (KDSETMODE on /dev/tty0: Operation not permitted)") == true)
         #expect(line?.contains("\n") == false)
     }
 }

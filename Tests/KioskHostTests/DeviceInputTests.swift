@@ -252,7 +252,7 @@ import Testing
         #expect(InputReaderChoice.resolve(request: "evdev", driver: "kmsdrm") == (.evdev, nil))
         let bad = InputReaderChoice.resolve(request: "udev", driver: "kmsdrm")
         #expect(bad.choice == .libinput)
-        #expect(bad.warning == "darkmode-kiosk: DARKMODE_KIOSK_INPUT=\"udev\" is not one of auto, libinput, evdev, sdl; using the automatic choice (libinput)")
+        #expect(bad.warning == "DARKMODE_KIOSK_INPUT=\"udev\" is not one of auto, libinput, evdev, sdl; using the automatic choice (libinput)")
     }
 
     @Test func cursorSpriteIsRectangularWithItsHotSpotAtTheTopLeft() {

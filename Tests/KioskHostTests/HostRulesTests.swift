@@ -25,7 +25,7 @@ import Testing
             #expect(e.logLine == nil)
         }
         #expect(HostExit.failure("x").status == 1)
-        #expect(HostExit.failure("the render device was lost").logLine == "darkmode-kiosk: the render device was lost; exiting with status 1")
+        #expect(HostExit.failure("the render device was lost").logLine == "the render device was lost; exiting with status 1")
     }
 
     @Test func windowEvents() {
@@ -118,9 +118,10 @@ final class RecordingPresenter: FramePresenter {
         p.failNextUpload = true
         #expect(screen.update(frame, dirty: [small]))
         #expect(screen.needsFullUpload)
-        // An expose sets the flag from outside.
+        // An expose: the content is lost, the whole page goes again.
         #expect(screen.update(frame, dirty: []))
-        screen.needsFullUpload = true
+        screen.contentLost()
+        #expect(screen.needsFullUpload)
         #expect(screen.update(frame, dirty: []))
         #expect(p.uploads.last == [frame.bounds])
     }

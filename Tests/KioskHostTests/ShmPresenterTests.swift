@@ -171,7 +171,7 @@ import Testing
         #expect(PresenterKind.order(request: "shm", driver: "x11").kinds == [.shm], "asked for by name: tried even off Wayland (and fails there)")
         let odd = PresenterKind.order(request: "gl", driver: "wayland")
         #expect(odd.kinds == [.shm, .surface, .texture])
-        #expect(odd.warning == "darkmode-kiosk: DARKMODE_KIOSK_PRESENT=\"gl\" is not one of auto, surface, shm, texture, drm; using the automatic choice")
+        #expect(odd.warning == "DARKMODE_KIOSK_PRESENT=\"gl\" is not one of auto, surface, shm, texture, drm; using the automatic choice")
     }
 
     /// The window surface's own copy (streamed, `StreamingCopy`) takes the formats whose bytes

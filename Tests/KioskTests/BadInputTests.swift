@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import Log
 import Testing
 @testable import KioskTools
 @testable import KioskEngine
@@ -243,7 +244,7 @@ func expectCleanStderr(_ o: ProcessOutcome, _ context: String, sourceLocation: S
                 _ = try KioskConfig.load(path: path)
                 Issue.record("\(name): accepted")
             } catch {
-                let text = StandardError.formatted(error.message)
+                let text = Log.formatted(error.message, priority: .error, journal: false)
                 let o = ProcessOutcome(status: error.exitStatus, signal: nil, stdout: "", stderr: text)
                 ReliabilityTable.record("config", name, o, note: "in-process (run not wired)")
                 #expect(error.exitStatus == 2)

@@ -152,7 +152,6 @@ import Testing
     }
 
     @Test func errorsPrintWithTheProgramPrefix() {
-        #expect(StandardError.formatted("a\nb") == "darkmode-kiosk: a\ndarkmode-kiosk: b\n")
         #expect(KioskError.runtime("x").exitStatus == 1)
         #expect(KioskError.input("x").exitStatus == 2)
         #expect(KioskVersion.line.hasPrefix("darkmode-kiosk "))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SystemdNotify
+import Log
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -116,9 +117,13 @@ import Glibc
             #expect(run.status == 0, "probe child failed: \(run.stdout.suffix(2000))")
             let lines = (try String(contentsOfFile: file, encoding: .utf8)).split(separator: "\n").filter { $0.contains("probe-log") }
             if matching {
-                #expect(lines == ["<3>probe-log: error", "<4>probe-log: warning", "<6>probe-log: info", "<6>probe-log: second line"])
+                #expect(lines == ["<3>darkmode-kiosk: probe-log: error", "<4>darkmode-kiosk: probe-log: warning",
+                                  "<6>darkmode-kiosk: probe-log: info", "<6>darkmode-kiosk: probe-log: second line",
+                                  "<7>darkmode-kiosk: probe-log: debug"])
             } else {
-                #expect(lines == ["probe-log: error", "probe-log: warning", "probe-log: info", "probe-log: second line"])
+                // Debug lines go to the journal only.
+                #expect(lines == ["darkmode-kiosk: probe-log: error", "darkmode-kiosk: probe-log: warning",
+                                  "darkmode-kiosk: probe-log: info", "darkmode-kiosk: probe-log: second line"])
             }
         }
     }
@@ -197,10 +202,10 @@ import Glibc
         let notifier = SystemdNotifier()
         switch Self.mode {
         case "log":
-            let log = ServiceLog()
-            log.error("probe-log: error")
-            log.warning("probe-log: warning")
-            log.info("probe-log: info\nprobe-log: second line")
+            Log.error("probe-log: error")
+            Log.warning("probe-log: warning")
+            Log.info("probe-log: info\nprobe-log: second line")
+            Log.debug("probe-log: debug")
             return
         default: break
         }

@@ -41,7 +41,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vm import VM, VMError, HERE, GUEST_STAGE, run_guests  # noqa: E402
-from kmsdrm_scenarios import Kiosk, Failure, check, Run  # noqa: E402
+from harness import Kiosk, Failure, check, Run  # noqa: E402
 
 # unit name, the display it runs on (cage's wlroots 0.15 needs PRIME import: not on bochs),
 # whether the kiosk is the unit's main process, and the host's services it needs (left unmasked).

@@ -20,23 +20,15 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vm import run_guests  # noqa: E402
-from kmsdrm_scenarios import (check, restart_saved_mode, run_scenarios, scenario_parser,  # noqa: E402
-                              chosen_scenarios, kiosk_and_shots, guest_run)
+from harness import check, chosen_scenarios, guest_run, kiosk_and_shots, run_scenarios, scenario_parser  # noqa: E402
+from kmsdrm_scenarios import restart_saved_mode  # noqa: E402
 
 SECONDS = 10
 
 
-def kiosk_log(run):
-    try:
-        with open(run.vm.host_out(f"{run.name}.kiosk.log"), errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 def presenter(run):
     """The presenter the kiosk's log line names."""
-    m = re.search(r"presenting with (.*) \(SDL video driver", kiosk_log(run))
+    m = re.search(r"presenting with (.*) \(SDL video driver", run.log_text())
     check(m is not None, f"the kiosk logged no 'presenting with' line{run.kiosk_log()}")
     return m.group(1)
 
@@ -97,7 +89,7 @@ def _measure(run, env, seconds):
     check(out["rc"] == 0, f"counting the kiosk's CPU ticks failed: {out['err']}")
     hz, a, b = (int(v) for v in out["out"].split())
     run.stop()
-    log = kiosk_log(run)
+    log = run.log_text()
     m = re.search(r"median interval between animation frames ([0-9.]+) ms \(refresh period ([0-9.]+) ms", log)
     check(m is not None, f"no timing line at exit{run.kiosk_log()}")
     return b - a, hz, float(m.group(1)), float(m.group(2)), presenter(run)

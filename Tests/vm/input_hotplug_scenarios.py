@@ -29,9 +29,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vm import VMError, run_guests  # noqa: E402
-from kmsdrm_scenarios import (CHANGE_TIMEOUT, Run, check,  # noqa: E402
-                              run_scenarios, settle, start_udevd, scenario_parser, chosen_scenarios,
-                              kiosk_and_shots, guest_run)
+from harness import (CHANGE_TIMEOUT, Run, check,  # noqa: E402
+                     run_scenarios, settle, start_udevd, scenario_parser, chosen_scenarios,
+                     kiosk_and_shots, guest_run)
 
 TABLET = (0, 32767)          # QEMU's tablets' own units (virtio and USB)
 PANEL = (0, 4095)
@@ -111,13 +111,6 @@ class HotplugRun(Run):
             if self.cpu_ticks() - a >= 2:
                 return
             check(time.monotonic() < deadline, f"{what}: the kiosk never got busy: the press did not arrive")
-
-    def log_text(self):
-        try:
-            with open(self.vm.host_out(f"{self.name}.kiosk.log"), errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
 
     # --- QEMU's tablets ----------------------------------------------------------------------
     def qmp_events(self, device, events):

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The kiosk on KMS/DRM in a real kernel: scenarios run in QEMU guests (Tests/vm/vm.py).
+"""The kiosk on KMS/DRM in a real kernel: scenarios run in QEMU guests (Tests/vm/vm.py,
+through the harness in Tests/vm/harness.py).
 
 Each scenario is a small function taking a `Run` (the guest, the kiosk binary's facts, where
 screenshots go) that starts the kiosk in the guest with SDL's kmsdrm backend, acts on it (touch
@@ -14,220 +15,16 @@ Usage: kmsdrm_scenarios.py [--gpu bochs,virtio] [--only NAME,...] [--all] [--acc
 Environment: KIOSK_BIN (default: the release build), DARKMODE_KIOSK_VM_ACCEL (default tcg).
 Exit status 0 when every scenario run passed, 1 otherwise (each failure named).
 """
-import argparse
-import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError, run_guests  # noqa: E402
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# Generous bounds: under TCG on a busy 2-core machine the first frame (EGL + llvmpipe set-up)
-# took up to ~60 s; the bounds only matter when something is wrong.
-FIRST_FRAME_TIMEOUT = 180
-CHANGE_TIMEOUT = 60
-STOP_TIMEOUT = 60
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-# --- the kiosk's own facts (host side, same binary) -------------------------------------------
-class Kiosk:
-    def __init__(self, binary):
-        self.binary = binary
-        out = subprocess.run([binary, "run", "--check", "--scale", "1", "--prefs", "/nonexistent/prefs.json"],
-                             capture_output=True, text=True)
-        line = next((l for l in out.stdout.splitlines() if l.startswith("page colours: light ")), None)
-        check(line is not None, f"run --check printed no 'page colours' line: {out.stdout} {out.stderr}")
-        light, dark = line[len("page colours: light "):].split(", dark ")
-        self.light = tuple(int(v) for v in light.split(","))
-        self.dark = tuple(int(v) for v in dark.split(","))
-        check(self.light != self.dark, "light and dark page colours are the same")
-        self.layouts = {}
-
-    def layout(self, width, height):
-        """{"toggle"|"vivid"|"button": (x, y, w, h)} in page pixels at scale 1."""
-        key = (width, height)
-        if key not in self.layouts:
-            with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as empty:
-                out = subprocess.run([self.binary, "replay", empty.name, "--size", f"{width}x{height}", "--scale", "1"],
-                                     capture_output=True, text=True, check=True)
-            layout = json.loads(out.stdout.splitlines()[0])["layout"]
-            check(layout["size"] == [width, height], f"replay's layout is for {layout['size']}, not {width}x{height}")
-            self.layouts[key] = {k: tuple(layout[k][f] for f in "xywh") for k in ("toggle", "vivid", "button")}
-        return self.layouts[key]
-
-    @staticmethod
-    def centre(rect):
-        x, y, w, h = rect
-        return (x + w / 2, y + h / 2)
-
-
-# --- one guest, its kiosk runs -------------------------------------------------------------
-class Run:
-    """What a scenario works with: the guest (`vm`), the kiosk's facts (`kiosk`), the output's
-    mode, and helpers to start and stop the kiosk, touch, and look."""
-
-    def __init__(self, vm, kiosk, shots, log):
-        self.vm, self.kiosk, self.shots, self.log = vm, kiosk, shots, log
-        self.timings = {}
-        self.name = "scenario"
-        modes = vm.agent.call("sh", cmd="for c in /sys/class/drm/card*-*; do [ \"$(cat $c/status)\" = connected ] "
-                                        "&& head -1 $c/modes; done")["out"].split()
-        check(modes, f"no connected DRM output in the guest: {vm.agent.call('sh', cmd='ls /sys/class/drm')['out']}")
-        self.mode = tuple(int(v) for v in modes[0].split("x"))
-        # The kiosk as the guest runs it: a copy in the staging share (vm.py), never the
-        # checkout's own path, which the guest may not see (a checkout under /tmp or /root).
-        self.guest_binary = vm.stage_file(kiosk.binary)
-        self.app = None
-        self.devices = []
-        self.labels = []                # the devices' names, as the kiosk's log names them
-        self.udevd = False
-
-    # Files of the results share, by scenario.
-    def prefs_guest(self):
-        return self.vm.guest_out(f"{self.name}.prefs.json")
-
-    def prefs_host(self):
-        return self.vm.host_out(f"{self.name}.prefs.json")
-
-    def save_prefs(self, appearance):
-        with open(self.prefs_host(), "w") as f:
-            json.dump({"appearance": appearance}, f)
-
-    def appearance(self):
-        try:
-            with open(self.prefs_host()) as f:
-                return json.load(f).get("appearance", "missing")
-        except FileNotFoundError:
-            return "no file"
-        except (OSError, ValueError) as x:
-            return f"unreadable ({x})"
-
-    def shot(self, image, what):
-        path = os.path.join(self.shots, f"{self.vm.gpu}-{self.name}-{what}.png")
-        image.write_png(path)
-        return path
-
-    # --- the kiosk ---------------------------------------------------------------------------
-    def kiosk_argv(self, *args):
-        return [self.guest_binary, "run", "--scale", "1", "--prefs", self.prefs_guest(), *args]
-
-    def start(self, *args, env=None, expect=None, argv=None):
-        """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file; or `argv`,
-        e.g. a compositor running it) and waits for its first page: every corner `expect` (a
-        page colour). Returns (that screendump, the top-left corners seen before it)."""
-        log = self.vm.guest_out(f"{self.name}.kiosk.log")
-        # On kmsdrm the kiosk reads input with libinput, which classifies devices from udev's
-        # database: a kiosk's system always runs udevd, and so does the guest from here on.
-        start_udevd(self)
-        environment = {"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1"}
-        environment.update(env or {})
-        self.vm.agent.call("start", name="kiosk", args=argv or self.kiosk_argv(*args), env=environment, log=log)
-        started = time.monotonic()
-        self.app = True
-        seen = []
-
-        def first_page(image):
-            corners = image.corners()
-            seen.append(corners[0])
-            if self.vm.agent.call("wait", name="kiosk", timeout=0)["rc"] is not None:
-                raise Failure(f"the kiosk exited before its first frame: {self.kiosk_log()}")
-            return all(c == expect for c in corners)
-        image, _ = self.vm.wait_image(first_page, FIRST_FRAME_TIMEOUT, f"{self.name}: the first page ({expect})")
-        first = time.monotonic() - started
-        self.timings.setdefault("app start to first frame", []).append(first)
-        self.log(f"info: {self.name}: first page {first:.1f} s after start")
-        self.shot(image, "first")
-        if argv is None:
-            self.wait_devices_opened()
-        return image, seen
-
-    def wait_devices_opened(self):
-        """Until the kiosk's log names each device made for this scenario: a device udev had
-        not finished when the kiosk started arrives through libinput's hot-plug path, maybe
-        after the first page (a touch before that is not the kiosk's to see)."""
-        deadline = time.monotonic() + CHANGE_TIMEOUT
-        for label in self.labels:
-            while f'"{label}"' not in self.kiosk_log():
-                check(time.monotonic() < deadline, f"the kiosk never opened input device {label}{self.kiosk_log()}")
-                time.sleep(0.1)
-
-    def kiosk_log(self):
-        try:
-            with open(self.vm.host_out(f"{self.name}.kiosk.log"), errors="replace") as f:
-                return "\n--- kiosk log:\n" + f.read()[-3000:]
-        except OSError:
-            return "(no kiosk log)"
-
-    def stop(self):
-        """SIGTERM: the kiosk must exit with status 0 (within STOP_TIMEOUT: under TCG on a busy
-        machine one frame took up to 13 s, and SIGTERM is seen between frames)."""
-        self.vm.agent.call("signal", name="kiosk", signal=15)
-        rc = self.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
-        self.app = None
-        check(rc == 0, f"after SIGTERM the kiosk's exit status is {rc}, expected 0{self.kiosk_log()}")
-
-    def cleanup(self):
-        if self.app:
-            try:
-                self.vm.agent.call("kill", name="kiosk")
-            except Exception:
-                pass
-            self.app = None
-        for name in self.devices:
-            try:
-                self.vm.agent.call("close_device", name=name)
-            except Exception:
-                pass
-        self.devices = []
-        self.labels = []
-
-    # --- input -------------------------------------------------------------------------------
-    def device(self, name, kind, x, y, **extra):
-        """A uinput touch device in the guest with axes x = [min, max], y likewise."""
-        self.vm.agent.call("device", name=name, kind=kind, x=list(x), y=list(y), **extra)
-        self.devices.append(name)
-        self.labels.append(extra.get("label") or ("dmk-mouse" if kind == "mouse" else f"dmk-{kind}"))
-        if self.udevd:
-            settle(self)
-        return (kind, tuple(x), tuple(y))
-
-    @staticmethod
-    def to_units(point, size, x_range, y_range):
-        """Screen pixel position -> device units, for a device whose axes span the screen."""
-        (px, py), (w, h) = point, size
-        ux = x_range[0] + (px + 0.5) / w * (x_range[1] - x_range[0] + 1)
-        uy = y_range[0] + (py + 0.5) / h * (y_range[1] - y_range[0] + 1)
-        return (min(x_range[1], int(ux)), min(y_range[1], int(uy)))
-
-    def wait_change(self, appearance, colour, what, started):
-        """The preferences say `appearance` and the page's corners show `colour`; returns the
-        seconds from `started` until both."""
-        deadline = time.monotonic() + CHANGE_TIMEOUT
-        while self.appearance() != appearance:
-            check(time.monotonic() < deadline, f"{what}: preferences appearance is {self.appearance()}, "
-                                               f"expected {appearance}{self.kiosk_log()}")
-            time.sleep(0.05)
-        image, _ = self.vm.wait_image(lambda im: all(c == colour for c in im.corners()), CHANGE_TIMEOUT,
-                                      f"{what}: the page colour {colour}")
-        took = time.monotonic() - started
-        self.timings.setdefault("tap to page changed", []).append(took)
-        self.shot(image, what.replace(" ", "-"))
-        return took
+from vm import run_guests  # noqa: E402
+from harness import (CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, check, chosen_scenarios, guest_run,  # noqa: E402
+                     kiosk_and_shots, run_scenarios, scenario_parser, settle, start_udevd)
 
 
 # --- scenarios -------------------------------------------------------------------------------
@@ -649,21 +446,6 @@ def cage_seatd(run):
         run.vm.agent.call("kill", name="seatd")
 
 
-def start_udevd(run):
-    """udevd in the guest, once: devices made before it are announced by one trigger, later
-    ones by udevd itself."""
-    if run.udevd:
-        return
-    out = run.vm.agent.call("sh", cmd="pidof systemd-udevd >/dev/null || { /lib/systemd/systemd-udevd --daemon && "
-                                      "udevadm trigger --action=add; }; udevadm settle -t 60", timeout=120, within=150)
-    check(out["rc"] == 0, f"udevd in the guest: {out['err']}")
-    run.udevd = True
-
-
-def settle(run):
-    run.vm.agent.call("sh", cmd="udevadm settle -t 60", timeout=90, within=120)
-
-
 SCENARIOS = {f.__name__: f for f in (page_at_mode, console_mode, taps_multitouch, taps_single_touch, taps_tablet,
                                      drag_vivid, rotate_90, signals, restart_saved_mode, calibration_matrix, calibration_config,
                                      mouse_click, hotplug, cage_seatd)}
@@ -676,54 +458,6 @@ ORDER = list(SCENARIOS)
 PENDING = set()
 # Scenarios for one display driver only (cage_seatd: see its note); not run elsewhere by default.
 ONLY_ON = {"cage_seatd": "virtio"}
-
-
-def scenario_parser(doc, default_gpu):
-    """The options every scenario script takes: --gpu, --only, --accel, --shots, --list."""
-    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    p.add_argument("--gpu", default=default_gpu)
-    p.add_argument("--only", default=None, help="scenarios to run (default: all but the pending ones)")
-    p.add_argument("--accel", default=os.environ.get("DARKMODE_KIOSK_VM_ACCEL", "tcg"))
-    p.add_argument("--shots", default=None)
-    p.add_argument("--list", action="store_true")
-    return p
-
-
-def chosen_scenarios(a, order, scenarios, pending=(), run_pending=False):
-    """The scenarios to run, in `order`: those named by --only, else all but the pending ones
-    (all with `run_pending`). An int instead is the exit status: 0 after --list printed them,
-    2 for an unknown name."""
-    if a.list:
-        for name in order:
-            print(f"{name}{' (pending)' if name in pending else ''}: {' '.join((scenarios[name].__doc__ or '').split())}")
-        return 0
-    wanted = [n for n in (a.only.split(",") if a.only else order) if n]
-    if not a.only and not run_pending:
-        wanted = [n for n in wanted if n not in pending]
-    unknown = [n for n in wanted if n not in scenarios]
-    if unknown:
-        print(f"FAIL: unknown scenarios {unknown}; --list names them", file=sys.stderr)
-        return 2
-    return [n for n in order if n in wanted]
-
-
-def kiosk_and_shots(a, prefix):
-    """The kiosk binary to run and the screenshot folder; None (with a FAIL line) without a binary."""
-    binary = kiosk_binary()
-    if not binary:
-        return None
-    shots = a.shots or tempfile.mkdtemp(prefix=prefix)
-    os.makedirs(shots, exist_ok=True)
-    return Kiosk(binary), shots
-
-
-@contextlib.contextmanager
-def guest_run(a, gpu, work, kiosk, shots, run_class=None):
-    """The guest on `gpu` booted and a `Run` (or `run_class`) on it, its output mode said."""
-    with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
-        run = (run_class or Run)(vm, kiosk, shots, lambda m: print(m, flush=True))
-        print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
-        yield run
 
 
 def main():
@@ -752,34 +486,6 @@ def main():
                 for k, v in timings.items()), flush=True)
     return run_guests("kmsdrm-vm", [g for g in a.gpu.split(",") if g], one, shots)
 
-
-def kiosk_binary():
-    """$KIOSK_BIN, else the release build's binary; None (with a FAIL line) when it cannot run."""
-    binary = os.environ.get("KIOSK_BIN") or os.path.join(
-        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=REPO, capture_output=True,
-                       text=True, check=True).stdout.strip(), "darkmode-kiosk")
-    if not os.access(binary, os.X_OK):
-        print(f"FAIL: no kiosk binary at {binary}", file=sys.stderr)
-        return None
-    return binary
-
-
-def run_scenarios(run, names, scenarios, results):
-    """Each named scenario in turn on `run`'s guest, a result line each; the kiosk and the
-    devices a scenario left are cleaned up after it, whatever happened."""
-    gpu = run.vm.gpu
-    for name in names:
-        run.name = name
-        started = time.monotonic()
-        try:
-            scenarios[name](run)
-            results.append((gpu, name, True, ""))
-            print(f"ok: {gpu} {name} ({time.monotonic() - started:.0f} s)", flush=True)
-        except (Failure, VMError) as x:
-            results.append((gpu, name, False, str(x)))
-            print(f"FAIL: {gpu} {name}: {x}", flush=True)
-        finally:
-            run.cleanup()
 
 if __name__ == "__main__":
     sys.exit(main())

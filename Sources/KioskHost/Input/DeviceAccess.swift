@@ -31,15 +31,15 @@ public enum DeviceAccess {
     /// (a card opens). `card` is the video probe; `root` whether the process runs as root.
     public static func drmProblem(card: Probe) -> String? {
         guard let path = card.path else {
-            return "darkmode-kiosk: no DRM device: /dev/dri has no card* (is the display's kernel driver loaded?);"
+            return "no DRM device: /dev/dri has no card* (is the display's kernel driver loaded?);"
                 + " SDL_VIDEODRIVER=kmsdrm needs one"
         }
         guard let error = card.openError else { return nil }
         if error == EACCES || error == EPERM {
-            return "darkmode-kiosk: no permission to open \(path) for KMS/DRM: add the user to the video group"
+            return "no permission to open \(path) for KMS/DRM: add the user to the video group"
                 + " (`sudo usermod -aG video USER`, then log in again; in a systemd unit: SupplementaryGroups=video)"
         }
-        return "darkmode-kiosk: cannot open \(path) for KMS/DRM: \(String(cString: strerror(error)))"
+        return "cannot open \(path) for KMS/DRM: \(String(cString: strerror(error)))"
     }
 
     /// `run --check`'s line: for each group, whether the process has it and what that opens,

@@ -1,3 +1,4 @@
+import Log
 import CLibinput
 import Threads
 #if canImport(Glibc)
@@ -162,8 +163,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         if fd < 0 {
             if fd == -EACCES || fd == -EPERM {
                 if permissionWarned.insert(name).inserted {
-                    Diagnostics.printError("darkmode-kiosk: input: cannot open \(path): permission denied (the user needs the input group); tried again when its permissions change",
-                                           priority: .warning)
+                    Log.warning("input: cannot open \(path): permission denied (the user needs the input group); tried again when its permissions change")
                 }
                 return .waiting
             }
@@ -174,7 +174,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         switch EvdevDeviceKind.classify(caps) {
         case .failure(let refusal):
             close(fd)
-            Diagnostics.printError("darkmode-kiosk: input: not reading \(label): \(refusal.reason)", priority: .info)
+            Log.info("input: not reading \(label): \(refusal.reason)")
             return .leftAlone
         case .success(let kind):
             let axes = kind.positionAxes
@@ -188,8 +188,8 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
             nextID += 1
             permissionWarned.remove(name)
             let range = axes.isEmpty ? "" : ", \(x.minimum)…\(x.maximum) × \(y.minimum)…\(y.maximum)"
-            Diagnostics.printError("darkmode-kiosk: input: \(kind.label) \(label)\(range), read directly (no udev)"
-                                   + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")), priority: .info)
+            Log.info("input: \(kind.label) \(label)\(range), read directly (no udev)"
+                                   + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
             return .reading
         }
     }
@@ -228,7 +228,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         guard let device = devices.removeValue(forKey: name) else { return }
         close(device.fd)
         batch.append(StampedInput(time: LibinputReader.monotonicNow(), input: .deviceRemoved(device: device.decoder.device)))
-        Diagnostics.printError("darkmode-kiosk: input: \(Self.folder)/\(name) removed", priority: .info)
+        Log.info("input: \(Self.folder)/\(name) removed")
     }
 
     private func closeAll() {

@@ -1,3 +1,4 @@
+import Log
 import CLibinput
 import KioskEngine
 import Threads
@@ -209,7 +210,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             // libinput refuses min == max itself, not a reversed range (a broken driver's, or
             // EVIOCSABS): positions would land mirrored or nowhere. Left alone, like a keyboard.
             libinput_device_config_send_events_set_mode(device, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
-            Diagnostics.printError("darkmode-kiosk: input: not reading \"\(name)\" (\(node)): \(broken.reason)", priority: .info)
+            Log.info("input: not reading \"\(name)\" (\(node)): \(broken.reason)")
             return
         }
         if let fd = opened[node] {
@@ -233,8 +234,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             notes.append("calibration from the config")
         }
         let kind = touch ? "touch screen" : tablet ? "tablet" : "pointer"
-        Diagnostics.printError("darkmode-kiosk: input: \(kind) \"\(name)\" (\(node))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")),
-                               priority: .info)
+        Log.info("input: \(kind) \"\(name)\" (\(node))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
     }
 
     fileprivate func opened(_ path: String, flags: Int32) -> Int32 {
@@ -243,8 +243,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             opened[path] = fd
         } else if (fd == -EACCES || fd == -EPERM), !permissionWarned {
             permissionWarned = true
-            Diagnostics.printError("darkmode-kiosk: input: cannot open \(path): permission denied (the user needs the input group, or a seat from logind or seatd); SDL's own input stays in use for it",
-                                   priority: .warning)
+            Log.warning("input: cannot open \(path): permission denied (the user needs the input group, or a seat from logind or seatd); SDL's own input stays in use for it")
         }
         return fd
     }

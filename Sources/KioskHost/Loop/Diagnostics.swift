@@ -5,14 +5,8 @@ import KioskSupport
 import Glibc
 #endif
 
-/// Small side-effect helpers at the host's edge: stderr, environment, clocks.
+/// Small side-effect helpers at the host's edge: environment, SDL's errors, clocks.
 enum Diagnostics {
-    /// Writes one message to stderr through `ServiceLog` (one write; journald priority
-    /// prefixes when stderr is the journal).
-    static func printError(_ message: String, priority: LogPriority = .error) {
-        ServiceLog.standardError.write(message, priority: priority)
-    }
-
     static func environmentFlag(_ name: String) -> Bool {
         EnvironmentFlag.isOn(getenv(name).map { String(cString: $0) })
     }
@@ -32,7 +26,7 @@ enum Diagnostics {
         let chosen = getenv("SDL_VIDEODRIVER").map { String(cString: $0) }
         let current = chosen.map { "SDL_VIDEODRIVER is \"\($0)\"" } ?? "SDL_VIDEODRIVER is not set"
         return """
-            darkmode-kiosk: cannot open a display: \(step) failed: \(reason ?? sdlError) (\(current)).
+            cannot open a display: \(step) failed: \(reason ?? sdlError) (\(current)).
               Choose the video driver with the SDL_VIDEODRIVER environment variable: x11 (an X server; needs DISPLAY), \
             wayland (a Wayland compositor; needs WAYLAND_DISPLAY), or kmsdrm (the console without a desktop; needs \
             /dev/dri and the video group), e.g. `SDL_VIDEODRIVER=kmsdrm darkmode-kiosk`. This SDL offers: \

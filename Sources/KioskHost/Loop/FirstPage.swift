@@ -21,7 +21,7 @@ final class FirstPage: @unchecked Sendable {
     /// Starts the build; nil when the size cannot be known before the window (the loop then
     /// builds the app itself, as before).
     init?(options: HostOptions, drm: DrmDevice? = nil, clock: HostClock, make: @escaping (PageGeometry) -> KioskApp) {
-        guard let v = KioskWindow.predictedViewport(options, drm: drm) else { return nil }
+        guard let v = DisplayProbe.predictedViewport(options, drm: drm) else { return nil }
         self.make = make
         geometry = v.geometry
         self.clock = clock

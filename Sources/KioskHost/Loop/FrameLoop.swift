@@ -1,5 +1,6 @@
 import CSDL2
 import DarkModeToggle
+import Log
 import KioskEngine
 import KioskSupport
 import Raster
@@ -29,14 +30,12 @@ final class FrameLoop {
     private let eventHandler: HostEventHandler?
     private let onCommit: (KioskOutput) -> Void
     private let driver: String
-    /// Touch screens, tablets and mice through libinput or the evdev reader (KMS/DRM), when one runs.
-    private var input: DeviceInputReader?
-    /// The SDL event type the reader wakes the loop with.
-    private var inputEventType: UInt32?
+    /// Touch screens, tablets and mice through libinput or the evdev reader (KMS/DRM), when
+    /// the host started one.
+    private let input: InputSource?
     private var mapper: DeviceInputMapper
     /// The cursor the presenter draws now (output pixels), nil: none.
     private var shownCursor: Point?
-    private let hostOptions: HostOptions
 
     private var exit: HostExit?
     private var windowCloseSeen = false
@@ -46,9 +45,10 @@ final class FrameLoop {
     /// events handled before it (commits among them).
     private var wokeAt = 0.0
 
-    init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver],
+    init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver], input: InputSource?,
          eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
         self.window = window
+        self.input = input
         self.clock = clock
         self.service = service
         self.observers = observers
@@ -61,7 +61,6 @@ final class FrameLoop {
         scheduler = FrameScheduler(period: pacer.period)
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
-        hostOptions = window.options
         mapper = DeviceInputMapper(calibration: window.options.calibration)
     }
 
@@ -85,10 +84,17 @@ final class FrameLoop {
         }
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
         defer { eventHandler?.stop() }
-        startInput()
-        defer { input?.stop() }
+        showFirstFrame(app)
+        var event = SDL_Event()
+        while exit == nil { pass(app, &event) }
+        for o in observers { o.loopEnded() }
+        return exit ?? .failure("the frame loop ended without a reason")
+    }
+
+    /// The first frame is rendered while the window is hidden, then shown and presented at
+    /// once; full-screen follows.
+    private func showFirstFrame(_ app: KioskApp) {
         window.setTitle(summary: app.pageAccessibilitySummary)
-        // The first frame is rendered while the window is hidden, then shown and presented at once.
         _ = app.renderFrame(at: clock.now())
         StartupTrace.mark("rendered")
         window.show()
@@ -100,58 +106,70 @@ final class FrameLoop {
         window.enterFullScreen()
         relayout(app)
         pageShown(app)
+    }
 
-        var event = SDL_Event()
-        while exit == nil {
-            let busy = app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
-            settlePresented()
-            if !busy {
-                // Idle: block until something happens, or until the watchdog wants its ping
-                // (no CPU, no timers; without a watchdog the wait has no end).
-                pacer.reset()
-                lastPresentStart = nil
-                let timeout = Self.earlier(service.idleTimeout(now: clock.now()), handlerWake)
-                if waitForEvent(&event, timeout: timeout) == 1 {
-                    wokeAt = clock.now()
-                    handle(event, app)
-                } else if timeout < 0, idleWait == nil {
-                    // (`IdleWait` returns early for a VT switch request, handled below.)
-                    exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
-                    break
-                }
-            } else {
-                // The next frame's start: on a vblank display (a flip's time known) as late as its
-                // vblank allows; else the pacer's deadline. An event cuts the wait short.
-                let now = clock.now()
-                let scheduled = window.presenter.vsync && scheduler.lastVblank != nil
-                var wait = scheduled ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now : pacer.delay(at: now)
-                if lastFrameDrewNothing && latency.hasPending {
-                    // An input not shown yet (a press that has not moved a pixel): look again soon.
-                    wait = scheduled ? max(wait, FrameScheduler.retry) : min(wait, FrameScheduler.retry)
-                }
-                if wait >= 0.001, waitForEvent(&event, timeout: Int32(wait * 1000)) == 1 {
-                    wokeAt = clock.now()
-                    handle(event, app)
-                } else {
-                    wokeAt = clock.now()
-                }
-            }
-            while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
-            if window.serviceSeat() { screen.needsFullUpload = true }
-            service.pingIfDue(now: clock.now())
-            if exit != nil { break }
-            if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
-            if app.needsFrames || translator.hasActivePointers || screen.needsFullUpload {
-                frame(app)
-            }
-            screen.presentCursorIfPending(app.frame)
-            window.setTitle(summary: app.pageAccessibilitySummary)
-            pageShown(app)
-            handlerWake = eventHandler?.passEnded()
-            service.status(status(app))
+    /// One pass of the loop: wait (idle: for an event; busy: for the frame's time), handle the
+    /// events, the seat and the watchdog, draw a frame when one is due, tell the rest.
+    private func pass(_ app: KioskApp, _ event: inout SDL_Event) {
+        settlePresented()
+        if wantsFrame(app) {
+            waitForFrameTime(app, &event)
+        } else if !waitIdle(app, &event) {
+            return
         }
-        for o in observers { o.loopEnded() }
-        return exit ?? .failure("the frame loop ended without a reason")
+        while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
+        if window.owner?.service() == true { screen.contentLost() }
+        service.pingIfDue(now: clock.now())
+        if exit != nil { return }
+        if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
+        if wantsFrame(app) { frame(app) }
+        screen.presentCursorIfPending(app.frame)
+        window.setTitle(summary: app.pageAccessibilitySummary)
+        pageShown(app)
+        handlerWake = eventHandler?.passEnded()
+        service.status(status(app))
+    }
+
+    /// Busy: waits until the next frame's start — on a vblank display (a flip's time known) as
+    /// late as its vblank allows (`FrameScheduler`), else the pacer's deadline. An event cuts
+    /// the wait short (handled at once).
+    private func waitForFrameTime(_ app: KioskApp, _ event: inout SDL_Event) {
+        let now = clock.now()
+        let scheduled = window.presenter.vsync && scheduler.lastVblank != nil
+        var wait = scheduled ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now : pacer.delay(at: now)
+        if lastFrameDrewNothing && latency.hasPending {
+            // An input not shown yet (a press that has not moved a pixel): look again soon.
+            wait = scheduled ? max(wait, FrameScheduler.retry) : min(wait, FrameScheduler.retry)
+        }
+        if wait >= 0.001, waitForEvent(&event, timeout: Int32(wait * 1000)) == 1 {
+            wokeAt = clock.now()
+            handle(event, app)
+        } else {
+            wokeAt = clock.now()
+        }
+    }
+
+    /// Something moves, a finger or button is down, or the screen is stale: a frame is due.
+    private func wantsFrame(_ app: KioskApp) -> Bool {
+        app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
+    }
+
+    /// Idle: blocks until something happens, or until the watchdog or the event handler wants
+    /// the loop (no CPU, no timers; without either the wait has no end). False when the wait
+    /// failed, which ends the loop.
+    private func waitIdle(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
+        pacer.reset()
+        lastPresentStart = nil
+        let timeout = Self.earlier(service.idleTimeout(now: clock.now()), handlerWake)
+        if waitForEvent(&event, timeout: timeout) == 1 {
+            wokeAt = clock.now()
+            handle(event, app)
+        } else if timeout < 0, idleWait == nil {
+            // (`IdleWait` returns early for a VT switch request, handled by the pass.)
+            exit = .failure("waiting for events failed: \(Diagnostics.sdlError)")
+            return false
+        }
+        return true
     }
 
     /// Seconds until the event handler wants `passEnded` again (nil: no need).
@@ -179,7 +197,7 @@ final class FrameLoop {
     }
 
     /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
-    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.seatDescriptors)
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.owner?.pollDescriptors ?? [])
 
     /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.
@@ -263,7 +281,7 @@ final class FrameLoop {
         case SDL_DISPLAYEVENT.rawValue:
             perform(HostAction.forDisplayEvent(UInt32(event.display.event)), app)
         case SDL_RENDER_TARGETS_RESET.rawValue:
-            screen.needsFullUpload = true
+            screen.contentLost()
         case SDL_RENDER_DEVICE_RESET.rawValue:
             if !screen.setViewport(window.measureViewport(), prepare: true) {
                 exit = .failure("the render device was reset and the presenter cannot be prepared again")
@@ -293,7 +311,7 @@ final class FrameLoop {
         case SDL_MOUSEMOTION.rawValue:
             let m = event.motion
             pointer(.mouseMotion(which: m.which, leftHeld: m.state & 1 != 0, x: m.x, y: m.y), m.timestamp, app)
-        case let t where inputEventType == t:
+        case let t where input?.eventType == t:
             drainInput(app)
         case let t where customEvents.map({ $0.eventType == t }) == true:
             eventHandler?.handle(code: event.user.code, app: app, now: clock.now())
@@ -311,7 +329,7 @@ final class FrameLoop {
             pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
             scheduler = FrameScheduler(period: pacer.period)
             relayout(app)
-        case .fullUpload: screen.needsFullUpload = true
+        case .fullUpload: screen.contentLost()
         case .cancelPointers: cancelPointers(app)
         case .windowClosed: windowCloseSeen = true
         }
@@ -332,7 +350,7 @@ final class FrameLoop {
         var present: Set<Int64> = mapper.activeTouchDevices.union([CSDL2_MOUSE_TOUCHID])
         for i in 0..<max(0, SDL_GetNumTouchDevices()) { present.insert(SDL_GetTouchDevice(i)) }
         if HostAction.touchDeviceLost(activeTouchIDs: active, presentDevices: present) {
-            Diagnostics.printError("darkmode-kiosk: a touch device went away mid-gesture; the gesture is cancelled", priority: .warning)
+            Log.warning("a touch device went away mid-gesture; the gesture is cancelled")
             cancelPointers(app)
         }
     }
@@ -371,39 +389,7 @@ final class FrameLoop {
     }
     nonisolated(unsafe) private static var mappedAtFirstCheck: Int?
 
-    // MARK: libinput
-
-    /// Starts the reader `InputReaderChoice` and `InputBackend` say (one line names it); when
-    /// libinput cannot start the evdev reader is tried, and when that fails too SDL's own input
-    /// stays (one warning line says why).
-    private func startInput() {
-        // With our DRM presenter SDL runs its evdev driver, but the display is KMS/DRM all the same.
-        let (choice, warning) = InputReaderChoice.resolve(request: getenv("DARKMODE_KIOSK_INPUT").map { String(cString: $0) },
-                                                          driver: window.drm != nil ? "kmsdrm" : driver)
-        if let warning { Diagnostics.printError(warning, priority: .warning) }
-        guard let backend = InputBackend.choose(choice, udevRunning: access("/run/udev/control", F_OK) == 0),
-              let poster = HostEventPoster.register() else { return }
-        let seat = getenv("XDG_SEAT").map { String(cString: $0) } ?? "seat0"
-        Diagnostics.printError(InputBackend.startLine(backend, choice: choice, seat: seat), priority: .info)
-        let wake: @Sendable () -> Bool = { poster.post(code: 0) }
-        if backend == .libinputUdev {
-            switch LibinputReader.start(seat: seat, replacesCalibration: hostOptions.calibration != nil, wake: wake) {
-            case .success(let reader):
-                input = reader
-                inputEventType = poster.eventType
-                return
-            case .failure(let error):
-                Diagnostics.printError("darkmode-kiosk: input: libinput not used (\(error.reason)); reading /dev/input/event* directly instead", priority: .warning)
-            }
-        }
-        switch EvdevReader.start(wake: wake) {
-        case .success(let reader):
-            input = reader
-            inputEventType = poster.eventType
-        case .failure(let error):
-            Diagnostics.printError("darkmode-kiosk: input: the evdev reader not used (\(error.reason)); SDL's own input stays in use", priority: .warning)
-        }
-    }
+    // MARK: Device input
 
     /// Hands the reader's queued input to the app, each at the time it happened on the host clock.
     private func drainInput(_ app: KioskApp) {

@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 import KioskSupport
 
@@ -45,24 +46,23 @@ final class TimingObserver: FrameObserver {
         guard isFirst else { return }
         func ms(_ s: Double) -> String { String(Int((s * 1000).rounded())) }
         let origin = processAgeKnown ? "process start" : "SDL_Init"
-        Diagnostics.printError(
-            "darkmode-kiosk: timing: first frame presented \(ms(end - startedAt)) ms after \(origin) "
+        Log.info(
+            "timing: first frame presented \(ms(end - startedAt)) ms after \(origin) "
                 + "(SDL_Init done at \(ms(sessionStartedAt - startedAt)) ms, window+renderer at "
-                + "\(ms(windowCreatedAt - startedAt)) ms); " + describe(), priority: .info)
+                + "\(ms(windowCreatedAt - startedAt)) ms); " + describe())
         if let origin = StartupTrace.processStart() {
-            Diagnostics.printError("darkmode-kiosk: timing: start-up stages (ms after process start/thread CPU ms): "
-                                   + StartupTrace.summary(StartupTrace.marks, since: origin), priority: .info)
+            Log.info("timing: start-up stages (ms after process start/thread CPU ms): "
+                                   + StartupTrace.summary(StartupTrace.marks, since: origin))
         }
     }
 
     func loopEnded() {
         func median(_ v: [Double]) -> String { KioskSupport.median(v).map { fixed($0, 1) } ?? "-" }
-        Diagnostics.printError(
-            "darkmode-kiosk: timing: \(presentDurations.count) frames presented; median render+upload+present "
+        Log.info(
+            "timing: \(presentDurations.count) frames presented; median render+upload+present "
                 + "\(median(presentDurations)) ms, median interval between animation frames \(median(presentIntervals)) ms "
                 + "(" + pacerSummary() + "); \(overBudget) frames over \(fixed(Self.budget * 1000, 1)) ms of loop work "
-                + "(events + render + upload + present), longest \(fixed(longestWork * 1000, 1)) ms (first frame not counted)",
-            priority: .info)
-        for line in latencyLines() { Diagnostics.printError("darkmode-kiosk: timing: " + line, priority: .info) }
+                + "(events + render + upload + present), longest \(fixed(longestWork * 1000, 1)) ms (first frame not counted)")
+        for line in latencyLines() { Log.info("timing: " + line) }
     }
 }

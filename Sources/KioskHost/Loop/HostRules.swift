@@ -30,8 +30,8 @@ public enum HostExit: Equatable, Sendable {
         switch self {
         case .signal, .windowClosed, .escape: return nil
         case .displayLost(let driver):
-            return "darkmode-kiosk: the display connection ended (SDL video driver \(driver): the compositor or X server went away); exiting with status 1"
-        case .failure(let message): return "darkmode-kiosk: \(message); exiting with status 1"
+            return "the display connection ended (SDL video driver \(driver): the compositor or X server went away); exiting with status 1"
+        case .failure(let message): return "\(message); exiting with status 1"
         }
     }
 
@@ -125,7 +125,7 @@ public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
         if asked.isEmpty || asked == "auto" { return (automatic, nil) }
         if let kind = PresenterKind(rawValue: asked) { return ([kind], nil) }
         let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
-        return (automatic, "darkmode-kiosk: DARKMODE_KIOSK_PRESENT=\"\(request ?? "")\" is not one of \(names); using the automatic choice")
+        return (automatic, "DARKMODE_KIOSK_PRESENT=\"\(request ?? "")\" is not one of \(names); using the automatic choice")
     }
 }
 
@@ -210,7 +210,7 @@ public enum InputReaderChoice: String, CaseIterable, Equatable, Sendable {
         if asked.isEmpty || asked == "auto" { return (automatic, nil) }
         if let choice = InputReaderChoice(rawValue: asked) { return (choice, nil) }
         let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
-        return (automatic, "darkmode-kiosk: DARKMODE_KIOSK_INPUT=\"\(request ?? "")\" is not one of \(names); using the automatic choice (\(automatic.rawValue))")
+        return (automatic, "DARKMODE_KIOSK_INPUT=\"\(request ?? "")\" is not one of \(names); using the automatic choice (\(automatic.rawValue))")
     }
 }
 
@@ -237,11 +237,11 @@ public enum InputBackend: Equatable, Sendable {
     public static func startLine(_ backend: InputBackend, choice: InputReaderChoice, seat: String) -> String {
         switch (backend, choice) {
         case (.libinputUdev, _):
-            return "darkmode-kiosk: input: libinput with udev (udevd is running: /run/udev/control), seat \(seat)"
+            return "input: libinput with udev (udevd is running: /run/udev/control), seat \(seat)"
         case (.evdev, .evdev):
-            return "darkmode-kiosk: input: reading /dev/input/event* directly (DARKMODE_KIOSK_INPUT=evdev); devices plugged in later are found by inotify on /dev/input"
+            return "input: reading /dev/input/event* directly (DARKMODE_KIOSK_INPUT=evdev); devices plugged in later are found by inotify on /dev/input"
         case (.evdev, _):
-            return "darkmode-kiosk: input: udevd is not running (no /run/udev/control), so libinput would find no devices: reading /dev/input/event* directly; devices plugged in later are found by inotify on /dev/input"
+            return "input: udevd is not running (no /run/udev/control), so libinput would find no devices: reading /dev/input/event* directly; devices plugged in later are found by inotify on /dev/input"
         }
     }
 }

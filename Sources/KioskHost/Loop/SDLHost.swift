@@ -1,5 +1,6 @@
 import CSDL2
 import KioskEngine
+import Log
 import KioskSupport
 import SystemdNotify
 import Threads
@@ -31,17 +32,49 @@ public enum SDLHost {
         if timing, !StartupTrace.isEnabled { StartupTrace.enable() }
         StartupTrace.mark("host")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
+        guard let drmStart = startVideo(options) else { return 1 }
+        let drm = drmStart.device
+        // Runs last, after SDL_Quit has put back the console's own display mode: the text
+        // console comes back (a no-op unless `VirtualConsole.enterGraphics` switched it).
+        defer { VirtualConsole.leave() }
+        QuitSignal.install()
+        defer {
+            QuitSignal.uninstall()
+            SDL_Quit()
+        }
+        guard let driver = visibleDriver(drm: drm) else { return 1 }
+        let clock = HostClock()
+        // Process start on the host clock: the process age at entry, plus the time SDL_Init took.
+        let startedAt = clock.now() - (processAge ?? 0) - Double(SDL_GetTicks64()) / 1000
+        let timingObserver = timing ? TimingObserver(startedAt: startedAt, processAgeKnown: processAge != nil,
+                                                     sessionStartedAt: clock.now()) : nil
+        let service = ServiceLink()
+        if driver == "x11" { watchX11(service: service, beforeExit: beforeExit) }
+        // Under an address-space limit too low for the page, one line before fonts load
+        // (fontconfig crashed when an allocation failed there) or a frame is drawn.
+        if let predicted = DisplayProbe.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted) {
+            let exit = HostExit.failure(problem)
+            if let line = exit.logLine { Log.error(line) }
+            service.stopping(status: exit.logLine ?? "failed")
+            return exit.status
+        }
+        let session = HostSession(options: options, drm: drm, driver: driver, clock: clock, service: service,
+                                  timingObserver: timingObserver, eventHandler: eventHandler, onCommit: onCommit)
+        return withoutActuallyEscaping(makeApp) { session.run(makeApp: $0) }
+    }
+
+    /// Everything before SDL's display: KMS/DRM asked for by name must be usable, our own DRM
+    /// presenter gets its card (`DrmStart`, before SDL, which must then not open the card), the
+    /// hints are set and SDL's video starts. Nil when the kiosk cannot go on (one line printed).
+    private static func startVideo(_ options: HostOptions) -> (device: DrmDevice?, fatal: Bool)? {
         // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
         if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
            let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
-            Diagnostics.printError(problem)
-            return 1
+            Log.error(problem)
+            return nil
         }
-        // Our own KMS/DRM presenter, when the display is a bare DRM card (before SDL, which
-        // must then not open the card).
         let drmStart = DrmStart.begin()
-        if drmStart.fatal { return 1 }
-        let drm = drmStart.device
+        if drmStart.fatal { return nil }
         applyHints(options)
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
         // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
@@ -52,90 +85,39 @@ public enum SDLHost {
         if let notifySocket { setenv("NOTIFY_SOCKET", notifySocket, 1) }
         StartupTrace.mark("SDL_Init")
         guard initialised else {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
-            return 1
+            Log.error(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
+            return nil
         }
-        // Runs last, after SDL_Quit has put back the console's own display mode: the text
-        // console comes back (a no-op unless `VirtualConsole.enterGraphics` switched it).
-        defer { VirtualConsole.leave() }
-        QuitSignal.install()
-        defer {
-            QuitSignal.uninstall()
-            SDL_Quit()
-        }
-        // SDL falls back to its invisible "offscreen" driver when nothing else works; a kiosk
-        // nobody can see is a failure unless that driver was asked for by name.
+        return drmStart
+    }
+
+    /// SDL's video driver, when it shows something: SDL falls back to its invisible "offscreen"
+    /// driver when nothing else works, and a kiosk nobody can see is a failure unless that
+    /// driver was asked for by name (nil, one line printed). Straight on KMS/DRM the text
+    /// console shares the screen: its VT goes to graphics mode (no cursor, no kernel messages
+    /// over the page) until the kiosk ends, crash included.
+    private static func visibleDriver(drm: DrmDevice?) -> String? {
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
         if drm == nil, getenv("SDL_VIDEODRIVER") == nil, ["offscreen", "dummy", "evdev"].contains(driver.lowercased()) {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(
+            Log.error(Diagnostics.noDisplayMessage(
                 step: "SDL_Init(video)", reason: "no display found (SDL fell back to its invisible \"\(driver)\" driver)"))
-            return 1
+            return nil
         }
-        // Straight on KMS/DRM the text console shares the screen: its VT goes to graphics mode
-        // (no cursor, no kernel messages over the page) until the kiosk ends, crash included.
         if driver.lowercased() == "kmsdrm" || drm != nil, let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {
-            Diagnostics.printError(line, priority: .warning)
+            Log.warning(line)
         }
-        let clock = HostClock()
-        // Process start on the host clock: the process age at entry, plus the time SDL_Init took.
-        let startedAt = clock.now() - (processAge ?? 0) - Double(SDL_GetTicks64()) / 1000
-        let timingObserver = timing ? TimingObserver(startedAt: startedAt, processAgeKnown: processAge != nil,
-                                                     sessionStartedAt: clock.now()) : nil
-        let service = ServiceLink()
-        if driver == "x11" {
-            let notifier = service.notifier
-            DisplayLoss.watchX11 {
-                let exit = HostExit.displayLost(driver: driver)
-                if let line = exit.logLine { Diagnostics.printError(line) }
-                beforeExit()
-                notifier.stopping(status: exit.logLine ?? "display lost")
-            }
-        }
-        // Under an address-space limit too low for the page, one line before fonts load
-        // (fontconfig crashed when an allocation failed there) or a frame is drawn.
-        if let predicted = KioskWindow.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted) {
-            let exit = HostExit.failure(problem)
-            if let line = exit.logLine { Diagnostics.printError(line) }
-            service.stopping(status: exit.logLine ?? "failed")
-            return exit.status
-        }
-        return withoutActuallyEscaping(makeApp) { makeApp in
-        // The first page is built and drawn on a second thread while the window (and, on
-        // Wayland, the GL stack) loads.
-        let firstPage = FirstPage(options: options, drm: drm, clock: clock, make: makeApp)
-        guard let window = KioskWindow(options: options, drm: drm) else {
-            _ = firstPage?.take()
-            service.stopping(status: "no display")
-            return 1
-        }
-        timingObserver?.windowCreatedAt = clock.now()
-        // On a bare KMS/DRM display, which presenter runs (ours, or SDL's GL texture).
-        if drm != nil || driver.lowercased() == "kmsdrm" {
-            Diagnostics.printError("darkmode-kiosk: presenting with \(window.presenter.name) (SDL video driver \(driver))", priority: .info)
-        }
-        let loop = FrameLoop(window: window, clock: clock, service: service,
-                             observers: timingObserver.map { [$0] } ?? [], eventHandler: eventHandler, onCommit: onCommit)
-        if let timingObserver {
-            timingObserver.describe = { [unowned loop, unowned window] in
-                let v = loop.viewport
-                return "video driver \(driver), presenter \(window.presenter.name)"
-                    + "\(window.presenter.vsync ? " (vsync)" : ""), output \(v.outputWidth)x\(v.outputHeight), "
-                    + "page \(v.pagePixelWidth)x\(v.pagePixelHeight) px, scale \(v.scale), rotation \(v.rotation.degrees)"
-            }
-            timingObserver.pacerSummary = { [unowned loop] in loop.pacerSummary }
-            timingObserver.latencyLines = { [unowned loop] in loop.latency.reportLines() }
-        }
-        let prebuilt = firstPage?.take()
-        StartupTrace.mark("page taken")
-        let exit = loop.run(prebuilt: prebuilt, makeApp: makeApp)
-        if let line = exit.logLine { Diagnostics.printError(line) }
-        // SIGHUP and SIGQUIT arrive as SIGTERM (`ProcessSetup`): say which one stopped it.
-        if case .signal = exit, ProcessSetup.forwardedStop != 0 {
-            Diagnostics.printError("darkmode-kiosk: \(ProcessSetup.signalName(ProcessSetup.forwardedStop)) received: "
-                                   + "stopping as for SIGTERM", priority: .info)
-        }
-        service.stopping(status: exit.status == 0 ? "stopping" : (exit.logLine ?? "failed"))
-        return exit.status
+        return driver
+    }
+
+    /// When the X server goes away Xlib ends the process itself: the line, `beforeExit`, then
+    /// STOPPING=1 first.
+    private static func watchX11(service: ServiceLink, beforeExit: @escaping () -> Void) {
+        let notifier = service.notifier
+        DisplayLoss.watchX11 {
+            let exit = HostExit.displayLost(driver: "x11")
+            if let line = exit.logLine { Log.error(line) }
+            beforeExit()
+            notifier.stopping(status: exit.logLine ?? "display lost")
         }
     }
 

@@ -3,15 +3,16 @@ import KioskSupport
 import Raster
 
 /// What goes to the screen each frame: the app's dirty rectangles, or the whole page when
-/// `needsFullUpload` is set — the host's one staleness flag. It is set by a new page size
-/// (`prepare`), by anything that may have lost the screen's content (expose, shown, restored,
-/// render targets reset) and by a failed upload or present (e.g. SDL dropped the window
-/// surface after a full-screen switch); it is cleared by a successful whole-page upload.
+/// `needsFullUpload` is set — the host's one staleness flag, kept here. It is set by a new page
+/// size (`setViewport`), by anything that may have lost the screen's content (`contentLost`:
+/// expose, shown, restored, render targets reset, the display given back after a VT switch) and
+/// by a failed upload or present (e.g. SDL dropped the window surface after a full-screen
+/// switch); it is cleared by a successful whole-page upload.
 final class ScreenUpdater {
     let presenter: FramePresenter
     private(set) var viewport: Viewport
     /// The next frame sends the whole page and presents, dirty or not.
-    var needsFullUpload = true
+    private(set) var needsFullUpload = true
     /// The first update's stages went to `StartupTrace`.
     private var traced = false
     /// The cursor moved since the last present.
@@ -29,6 +30,9 @@ final class ScreenUpdater {
         needsFullUpload = true
         return prepare ? presenter.prepare(next) : true
     }
+
+    /// The screen may have lost what it showed: the next frame sends the whole page.
+    func contentLost() { needsFullUpload = true }
 
     /// Renders the app's frame at `time` and sends it: band by band as the app finishes them
     /// (`KioskApp.renderFrame(at:present:)`: each band is copied out while its rows are still

@@ -1,23 +1,25 @@
 import CSDL2
 import KioskEngine
+import Log
 import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Window setup: the SDL window, its presenter (window surface, Wayland shared memory, texture,
-/// or our own KMS/DRM one) and what the display reports (refresh rate, DPI, the viewport); with
-/// our DRM presenter, the `Seat` that owns the display. No frames, no events.
+/// The SDL window: made hidden, shown, full-screen, titled, measured (the viewport). It holds
+/// its presenter (`PresenterFactory`: window surface, Wayland shared memory, texture, or our own
+/// KMS/DRM one), what the display reports (`DisplayProbe`: refresh rate, DPI) and, with our DRM
+/// presenter, the owner of the display (`DisplayOwner`: the `Seat` and its pauses and resumes).
+/// No frames, no events.
 final class KioskWindow {
     let window: OpaquePointer
     let presenter: FramePresenter
     let options: HostOptions
     /// The DRM card our own presenter drives (nil: SDL's display).
     let drm: DrmDevice?
-    /// Our own presenter on `drm` (the same object as `presenter`), kept typed for the seat.
-    private let drmPresenter: DrmPresenter?
-    /// Who owns the display `drm` shows (nil: SDL's display).
-    private let seat: Seat?
+    /// Who owns the display `drm` shows, and the dispatch of its pauses and resumes to our
+    /// presenter (nil: SDL's display).
+    let owner: DisplayOwner?
     private(set) var displayDPI: Double?
     private(set) var refreshRate: Double
 
@@ -36,17 +38,18 @@ final class KioskWindow {
         self.drm = drm
         guard let window = Self.createWindow(options, drm: drm) else { return nil }
         StartupTrace.mark("window")
-        let drmPresenter = drm.flatMap { DrmPresenter(card: $0, flipOrder: $0.flipOrder) }
-        let chosen: FramePresenter? = drm == nil ? Self.sdlPresenter(window) : drmPresenter
-        guard let made = chosen else {
+        guard let made = PresenterFactory.make(window: window, drm: drm) else {
             SDL_DestroyWindow(window)
             return nil
         }
         StartupTrace.mark("presenter")
         self.window = window
-        presenter = made
-        self.drmPresenter = drmPresenter
-        seat = drm.map(Self.seat)
+        presenter = made.presenter
+        if let drm, let ours = made.drm {
+            owner = DisplayOwner(seat: DisplayOwner.seat(for: drm), presenter: ours)
+        } else {
+            owner = nil
+        }
         if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
         refreshRate = 60
         readDisplay()
@@ -74,100 +77,23 @@ final class KioskWindow {
             }
         }
         guard let window = SDL_CreateWindow(options.titleBase, x, y, width, height, flags) else {
-            Diagnostics.printError(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
+            Log.error(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
             return nil
         }
         return window
     }
 
-    /// The presenter on SDL's display: DARKMODE_KIOSK_PRESENT, else the first that works for
-    /// this driver; nil with one message printed.
-    private static func sdlPresenter(_ window: OpaquePointer) -> FramePresenter? {
-        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
-        let choice = PresenterKind.order(request: getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0) }, driver: driver)
-        if let warning = choice.warning { Diagnostics.printError(warning, priority: .warning) }
-        for kind in choice.kinds {
-            let made: FramePresenter?
-            switch kind {
-            case .surface: made = SurfacePresenter(window: window)
-            case .shm: made = ShmPresenter(window: window)
-            case .texture: made = TexturePresenter(window: window)
-            case .drm: made = nil  // opened before SDL (`DrmRules.route`), not here
-            }
-            if let made { return made }
-        }
-        Diagnostics.printError(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
-        return nil
-    }
-
-    /// The seat of a card: logind's session when the card came from it; opened directly, the
-    /// VT's own switch signals when the console's VT takes `VT_PROCESS` mode, else none.
-    private static func seat(for drm: DrmDevice) -> Seat {
-        switch drm.access {
-        case .logind(let seat):
-            return seat
-        case .direct:
-            let tty = VirtualConsole.state.pointee.fd
-            return (tty >= 0 ? VTSeat(tty: tty) : nil) ?? PlainSeat()
-        }
-    }
-
-    /// The viewport the window is expected to get, from the display alone (before the window
-    /// exists): windowed, the asked size; full-screen, the first display's bounds. Assumes one
-    /// output pixel per window unit; nil when the display says nothing.
-    static func predictedViewport(_ options: HostOptions, drm: DrmDevice? = nil) -> Viewport? {
-        var w = options.size?.width ?? 1024, h = options.size?.height ?? 640
-        if let drm {
-            let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: drm.width, windowWidth: drm.width, displayDPI: drm.dpi)
-            return Viewport(outputWidth: drm.width, outputHeight: drm.height, windowWidth: drm.width, windowHeight: drm.height,
-                            rotation: options.rotation, scale: scale)
-        }
-        if !options.windowed {
-            var bounds = SDL_Rect()
-            guard SDL_GetDisplayBounds(0, &bounds) == 0, bounds.w > 0, bounds.h > 0 else { return nil }
-            (w, h) = (Int(bounds.w), Int(bounds.h))
-        }
-        guard w > 0, h > 0 else { return nil }
-        var ddpi: Float = 0
-        let dpi = SDL_GetDisplayDPI(0, &ddpi, nil, nil) == 0 ? Double(ddpi) : nil
-        let scale = ScalePolicy.resolve(explicit: options.scale, outputWidth: w, windowWidth: w, displayDPI: dpi)
-        return Viewport(outputWidth: w, outputHeight: h, windowWidth: w, windowHeight: h, rotation: options.rotation, scale: scale)
-    }
-
-    /// Hands what the seat says (a VT switch away or back, from the kernel or from logind) to
-    /// our DRM presenter; true when the display came back (the whole page must be sent).
-    func serviceSeat() -> Bool {
-        guard let seat, let drmPresenter else { return false }
-        var resumed = false
-        seat.service { event in
-            if drmPresenter.handle(event) { resumed = true }
-        }
-        return resumed
-    }
-
-    /// Descriptors whose input means the seat has something to say (for the idle wait).
-    var seatDescriptors: [Int32] { seat?.pollDescriptor.map { [$0] } ?? [] }
-
     /// The presenter first (the card gives the CRTC back to the console), then the seat (logind
     /// control given back, the VT to `VT_AUTO`), then the window.
     deinit {
         presenter.close()
-        seat?.close()
+        owner?.close()
         SDL_DestroyWindow(window)
     }
 
     /// Re-reads the refresh rate and DPI of the display the window is on (after a display event).
     func readDisplay() {
-        if let drm {
-            refreshRate = drm.refreshRate
-            displayDPI = drm.dpi
-            return
-        }
-        let displayIndex = max(0, SDL_GetWindowDisplayIndex(window))
-        var mode = SDL_DisplayMode()
-        refreshRate = SDL_GetCurrentDisplayMode(displayIndex, &mode) == 0 ? Double(mode.refresh_rate) : 60
-        var ddpi: Float = 0
-        displayDPI = SDL_GetDisplayDPI(displayIndex, &ddpi, nil, nil) == 0 ? Double(ddpi) : nil
+        (refreshRate, displayDPI) = DisplayProbe.read(window: window, drm: drm)
     }
 
     /// The viewport as SDL reports it now (output and window size, scale policy applied).

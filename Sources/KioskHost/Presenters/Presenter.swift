@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 import Raster
 import KioskEngine
@@ -138,7 +139,7 @@ final class SurfacePresenter: FramePresenter {
         surface = SDL_GetWindowSurface(window)
         pending.removeAll()
         if surface == nil {
-            Diagnostics.printError("darkmode-kiosk: cannot get the window surface: \(Diagnostics.sdlError)")
+            Log.error("cannot get the window surface: \(Diagnostics.sdlError)")
             return false
         }
         return true
@@ -275,7 +276,7 @@ final class TexturePresenter: FramePresenter {
         texture = SDL_CreateTexture(renderer, CSDL2_PIXELFORMAT_RGBA32, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
                                     Int32(viewport.pagePixelWidth), Int32(viewport.pagePixelHeight))
         guard let texture else {
-            Diagnostics.printError("darkmode-kiosk: cannot create a \(viewport.pagePixelWidth)x\(viewport.pagePixelHeight) texture: \(Diagnostics.sdlError)")
+            Log.error("cannot create a \(viewport.pagePixelWidth)x\(viewport.pagePixelHeight) texture: \(Diagnostics.sdlError)")
             return false
         }
         // The page is opaque: copy, do not blend.

@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 import CWayland
 import KioskEngine
@@ -216,14 +217,14 @@ final class ShmPresenter: FramePresenter {
         let stride = w * 4, size = stride * h
         let fd = CWayland_memfd("darkmode-kiosk")
         guard fd >= 0 else {
-            Diagnostics.printError("darkmode-kiosk: memfd_create failed: \(String(cString: strerror(errno)))")
+            Log.error("memfd_create failed: \(String(cString: strerror(errno)))")
             return nil
         }
         defer { Glibc.close(fd) }
         guard ftruncate(fd, off_t(size)) == 0,
               let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
               memory != UnsafeMutableRawPointer(bitPattern: -1) else {
-            Diagnostics.printError("darkmode-kiosk: cannot map a \(w)x\(h) shared-memory buffer: \(String(cString: strerror(errno)))")
+            Log.error("cannot map a \(w)x\(h) shared-memory buffer: \(String(cString: strerror(errno)))")
             return nil
         }
         // libwayland sends a duplicate of the descriptor; ours closes on return.

@@ -1,3 +1,4 @@
+import Log
 import SystemdNotify
 
 /// The host's side of systemd: READY=1 after the first presented frame, STATUS= when the
@@ -8,16 +9,15 @@ struct ServiceLink {
     private(set) var watchdog: WatchdogSchedule?
     private var lastStatus: String?
     private(set) var isReady = false
-    let log = ServiceLog.standardError
 
     init(notifier: SystemdNotifier = SystemdNotifier()) {
         self.notifier = notifier
         watchdog = notifier.watchdogSchedule
         if notifier.isEnabled, case .off(let reason) = notifier.watchdog, reason != "WATCHDOG_USEC is not set" {
-            log.warning("darkmode-kiosk: no watchdog pings: \(reason)")
+            Log.warning("no watchdog pings: \(reason)")
         }
         if let w = watchdog, w.requestedInterval != nil, case .on(let usec, _) = notifier.watchdog {
-            log.warning("darkmode-kiosk: WATCHDOG_USEC=\(usec) asks for a ping every \(Double(usec) / 2) µs; pinging every "
+            Log.warning("WATCHDOG_USEC=\(usec) asks for a ping every \(Double(usec) / 2) µs; pinging every "
                         + "\(Int((w.interval * 1000).rounded())) ms instead (the watchdog may fire between pings: raise WatchdogSec=)")
         }
     }

@@ -1,3 +1,4 @@
+import Log
 import CDRM
 import CSystemd
 #if canImport(Glibc)
@@ -87,12 +88,12 @@ final class LogindSeat: Seat {
         while !pending.isEmpty {
             switch pending.removeFirst() {
             case .pause(let type):
-                Diagnostics.printError("darkmode-kiosk: display: paused by logind (\(type)): another VT or session has it", priority: .info)
+                Log.info("display: paused by logind (\(type)): another VT or session has it")
                 let kind = PauseKind(logindType: type)
                 handle(.pause(kind))
                 if kind == .asked { completePause(bus, device) }
             case .resume:
-                Diagnostics.printError("darkmode-kiosk: display: resumed by logind; the whole page is sent again", priority: .info)
+                Log.info("display: resumed by logind; the whole page is sent again")
                 handle(.resume)
             }
         }

@@ -1,6 +1,7 @@
 /// Who owns the display the kiosk drives itself (KMS/DRM), and how the kiosk hears that it
-/// must let go of it and may take it back. One instance, held by the host (`KioskWindow`) for
-/// as long as the card is open; one implementation per way of owning the display:
+/// must let go of it and may take it back. One instance, held by the host (`DisplayOwner`, in
+/// `KioskWindow`) for as long as the card is open; one implementation per way of owning the
+/// display:
 /// - `LogindSeat`: the card from the logind session (`TakeDevice`); logind switches the VT
 ///   and says so with `PauseDevice`/`ResumeDevice`.
 /// - `VTSeat`: the card opened directly on a VT; the VT's own switch signals (`VT_SETMODE`

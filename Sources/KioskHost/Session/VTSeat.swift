@@ -1,3 +1,4 @@
+import Log
 import CDRM
 #if canImport(Glibc)
 import Glibc
@@ -54,8 +55,7 @@ final class VTSeat: Seat {
         guard rc == 0 else {
             sigaction(SIGUSR1, &previous.0, nil)
             sigaction(SIGUSR2, &previous.1, nil)
-            Diagnostics.printError("darkmode-kiosk: VT_SETMODE VT_PROCESS: \(String(cString: strerror(-rc))); VT switches will not hand the display over",
-                                   priority: .warning)
+            Log.warning("VT_SETMODE VT_PROCESS: \(String(cString: strerror(-rc))); VT switches will not hand the display over")
             return nil
         }
     }

@@ -95,7 +95,7 @@ public enum VirtualConsole {
     /// The line to log when the console could not be switched, or nil.
     public static func warning(_ outcome: Outcome) -> String? {
         guard case .failed(let reason) = outcome else { return nil }
-        return "darkmode-kiosk: the console stays in text mode (\(reason)): its cursor and kernel messages may show"
+        return "the console stays in text mode (\(reason)): its cursor and kernel messages may show"
             + " over the page; run the kiosk on its VT (systemd: TTYPath=/dev/tty1, StandardInput=tty) or as root"
     }
 

@@ -1,3 +1,4 @@
+import Log
 import DarkModeToggle
 #if canImport(Glibc)
 import Glibc
@@ -305,7 +306,7 @@ public enum BenchCommand {
         // The real page: the config's colours and images, labels typeset as the kiosk does
         // (English unless the config names a language; never the locale, so runs compare).
         let page = try ConfiguredPage.load(configPath: o.configPath, language: nil, environment: [:])
-        let text = PageText.make(language: page.language, warn: { StandardError.log("bench: " + $0) })
+        let text = PageText.make(language: page.language, warn: { Log.warning("bench: " + $0) })
         runner.page = page
         runner.strings = text.strings
         runner.typesetter = text.typesetter

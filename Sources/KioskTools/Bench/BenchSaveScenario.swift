@@ -1,3 +1,4 @@
+import Log
 import Appearance
 import KioskEngine
 import KioskSupport
@@ -24,7 +25,7 @@ enum BenchSaveScenario {
         let store = PreferencesStore(path: path)
         _ = store.load()
         let delay = PreferencesSaver.injectedFsyncDelay(processEnvironmentForBench())
-        let saver = PreferencesSaver(store: store, fsyncDelay: delay, log: { StandardError.log("bench: \($0)") })
+        let saver = PreferencesSaver(store: store, fsyncDelay: delay, log: { Log.warning("bench: \($0)") })
         var commits = 0
         var last: AppearancePreference?
         let result = runner.run(.save) { output in

@@ -1,3 +1,4 @@
+import Log
 import KioskEngine
 import KioskSupport
 import Raster
@@ -63,7 +64,7 @@ extension PageStrings {
 /// Builds the page's text: the string table and typesetter for a language; without fonts the
 /// page runs with estimated sizes and one warning.
 public enum PageText {
-    public static func make(language: Language, warn: (String) -> Void = { StandardError.log($0) })
+    public static func make(language: Language, warn: (String) -> Void = { Log.warning($0) })
         -> (strings: PageStrings, typesetter: LabelTypesetter?) {
         let strings = PageStrings(language)
         do {

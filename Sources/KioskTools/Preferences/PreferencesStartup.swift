@@ -1,3 +1,4 @@
+import Log
 import Appearance
 import KioskEngine
 import KioskSupport
@@ -10,7 +11,7 @@ extension PreferencesStore {
         guard let path else { return (nil, defaultAppearance) }
         let store = PreferencesStore(path: path)
         let loaded = store.load()
-        if let d = loaded.diagnostic { StandardError.log(d) }
+        if let d = loaded.diagnostic { Log.warning(d) }
         if loaded.migratedLegacy { store.saveReporting(appearance: loaded.appearance) }
         return (store, loaded.appearance)
     }
@@ -18,7 +19,7 @@ extension PreferencesStore {
     /// Saves a chosen preference; a failure is reported on stderr (the store says each problem
     /// once) and the app keeps running in memory.
     public func saveReporting(appearance: AppearancePreference) {
-        if let d = save(appearance: appearance) { StandardError.log(d) }
+        if let d = save(appearance: appearance) { Log.warning(d) }
     }
 
     /// Saves what an input handler asked for.

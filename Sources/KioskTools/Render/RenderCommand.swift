@@ -1,3 +1,4 @@
+import Log
 import DarkModeToggle
 import Raster
 import KioskEngine
@@ -9,7 +10,7 @@ public enum RenderCommand {
     /// The whole page through `KioskApp` at `--time` (no separate layout code): the preference,
     /// colours, language and high contrast the flags give.
     public static func pageImage(_ o: RenderOptions, environment: [String: String] = [:],
-                                 warn: (String) -> Void = { StandardError.log($0) }) throws(KioskError) -> Pixmap {
+                                 warn: (String) -> Void = { Log.warning($0) }) throws(KioskError) -> Pixmap {
         guard let page = o.page else { throw .usage("render: a page render needs --page WxH") }
         // `--config`: the page as `run` shows it with that file (colours, toggle width, high
         // contrast, language, background images); flags win.

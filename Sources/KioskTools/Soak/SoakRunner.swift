@@ -1,3 +1,4 @@
+import Log
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -320,7 +321,7 @@ public enum SoakCommand {
             throw .usage("soak: expected a duration in minutes in 0…10080, found \(minutes)")
         }
         let report = SoakRunner(size: size, scale: scale, simulatedSeconds: minutes * 60, seed: seed).run { frame, total in
-            StandardError.log("soak: frame \(frame) of \(total)")
+            Log.info("soak: frame \(frame) of \(total)")
         }
         output(report.summary)
         output(report.jsonLine)

@@ -1,3 +1,4 @@
+import Log
 import CDRM
 import KioskSupport
 import Raster
@@ -162,7 +163,7 @@ final class DrmDevice: KMSCard {
         let primary = primaryPlane(fd: fd, crtcIndex: crtcIndex)
         let (format, warning) = DrmRules.pickFormat(request: getenv("DARKMODE_KIOSK_DRM_FORMAT").map { String(cString: $0) },
                                                     planeFormats: primary?.formats)
-        if let warning { Diagnostics.printError(warning, priority: .warning) }
+        if let warning { Log.warning(warning) }
         guard let format else { return .failure(OpenError(message: "the display's plane takes neither XRGB8888 nor RGB565")) }
         var plane: AtomicPlane?
         if let primary, drmSetClientCap(fd, UInt64(CDRM_CLIENT_CAP_ATOMIC), 1) == 0 {

@@ -1,3 +1,4 @@
+import Log
 import KioskEngine
 import KioskSupport
 import Raster
@@ -71,7 +72,7 @@ final class DrmPresenter: FramePresenter {
         do {
             for _ in 0..<chain.count { buffers.append(try card.makeBuffer()) }
         } catch {
-            Diagnostics.printError("darkmode-kiosk: \(card.path): \(error.message)")
+            Log.error("\(card.path): \(error.message)")
             for b in buffers { b.destroy() }
             return nil
         }
@@ -191,8 +192,7 @@ final class DrmPresenter: FramePresenter {
             // The driver does not take this strategy: the next one, for good.
             let refused = flip.method
             guard let next = strategies.advance() else { return failed(CardFailure(step: "flip", code: failure.code)) }
-            Diagnostics.printError("darkmode-kiosk: DRM \(refused.summary) refused (\(String(cString: strerror(failure.code)))); using \(next.method.summary)",
-                                   priority: .warning)
+            Log.warning("DRM \(refused.summary) refused (\(String(cString: strerror(failure.code)))); using \(next.method.summary)")
             if !next.flips { return drawInPlace(keeping: i) }
         }
     }
@@ -219,8 +219,7 @@ final class DrmPresenter: FramePresenter {
     /// Master gone: a pause instead.
     private func failed(_ failure: CardFailure) -> Bool {
         if failure.lostMaster { return pause() }
-        Diagnostics.printError("darkmode-kiosk: \(card.path): \(failure.step) failed: \(String(cString: strerror(failure.code)))",
-                               priority: .warning)
+        Log.warning("\(card.path): \(failure.step) failed: \(String(cString: strerror(failure.code)))")
         chain.invalidate(bounds: output)
         return false
     }
@@ -289,8 +288,7 @@ final class DrmPresenter: FramePresenter {
     private func awaitFlipEvent() {
         if !card.awaitFlipEvent(milliseconds: Self.flipWaitMilliseconds), !warnedFlipTimeout {
             warnedFlipTimeout = true
-            Diagnostics.printError("darkmode-kiosk: \(card.path): no flip event within \(Self.flipWaitMilliseconds) ms; not waiting for it",
-                                   priority: .warning)
+            Log.warning("\(card.path): no flip event within \(Self.flipWaitMilliseconds) ms; not waiting for it")
         }
     }
 }

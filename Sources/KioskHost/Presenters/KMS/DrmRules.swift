@@ -41,9 +41,9 @@ public enum DrmRules {
         if let request, !request.isEmpty {
             if let asked = ScanoutFormat(rawValue: request.lowercased()) {
                 if available.contains(asked) { return (asked, nil) }
-                warning = "darkmode-kiosk: DARKMODE_KIOSK_DRM_FORMAT=\(request): the display's plane does not take \(asked.name); using what it takes"
+                warning = "DARKMODE_KIOSK_DRM_FORMAT=\(request): the display's plane does not take \(asked.name); using what it takes"
             } else {
-                warning = "darkmode-kiosk: DARKMODE_KIOSK_DRM_FORMAT=\"\(request)\" is not one of xrgb8888, rgb565; using what the display takes"
+                warning = "DARKMODE_KIOSK_DRM_FORMAT=\"\(request)\" is not one of xrgb8888, rgb565; using what the display takes"
             }
         }
         for f in [ScanoutFormat.xrgb8888, .rgb565] where available.contains(f) { return (f, warning) }

@@ -1,3 +1,4 @@
+import Log
 import CSDL2
 #if canImport(Glibc)
 import Glibc
@@ -28,11 +29,10 @@ enum DrmStart {
         case .failure(let e):
             logind?.close()
             if route.required {
-                Diagnostics.printError("darkmode-kiosk: cannot present on KMS/DRM (DARKMODE_KIOSK_PRESENT=drm): \(e.message)")
+                Log.error("cannot present on KMS/DRM (DARKMODE_KIOSK_PRESENT=drm): \(e.message)")
                 return (nil, true)
             }
-            Diagnostics.printError("darkmode-kiosk: the DRM framebuffer presenter cannot run (\(e.message)); SDL's kmsdrm driver presents instead",
-                                   priority: .warning)
+            Log.warning("the DRM framebuffer presenter cannot run (\(e.message)); SDL's kmsdrm driver presents instead")
             return (nil, false)
         }
     }
