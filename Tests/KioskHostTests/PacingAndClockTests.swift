@@ -1,5 +1,6 @@
 import Testing
 @testable import KioskHost
+import KioskSupport
 
 @Suite struct FramePacerTests {
     @Test func nonsenseRefreshRatesMeanSixtyHertz() {

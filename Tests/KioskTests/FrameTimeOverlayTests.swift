@@ -15,6 +15,19 @@ import Testing
 
     static func isRed(_ c: PremultipliedRGBA8) -> Bool { c.r > 150 && c.g < 130 && c.b < 120 }
 
+    @Test func latencyRowSaysTheLastSecondsMedianAndMax() {
+        let o = FrameTimeOverlay()
+        #expect(o.latencyLabel == "lat -- ms")
+        o.recordLatency([12.4, 8.6, 30.2, 9.4, 17.0])
+        #expect(o.latencyLabel == "lat 12/30 ms")
+        #expect(o.needsRedraw)
+        // Every character has a glyph, and the row fits the panel.
+        #expect(o.latencyLabel.allSatisfy { PixelFont.glyphs[$0] != nil })
+        #expect(PixelFont.width("lat 999/999 ms", cell: 2) <= Double(FrameTimeOverlay.size.width - 12))
+        o.recordLatency([])
+        #expect(o.latencyLabel == "lat -- ms")
+    }
+
     @Test func labelSaysFramesPerSecondAndWorkTime() {
         let o = FrameTimeOverlay()
         #expect(o.label == "-- fps")

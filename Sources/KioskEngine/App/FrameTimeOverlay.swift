@@ -4,7 +4,8 @@ import Raster
 /// with a label ("60 fps · 0.4 ms": frames per second from the mean interval between presented
 /// frames, and the mean work time per frame — render, upload, present) above the last 60
 /// frame intervals as bars. A bar is red when its interval missed a vsync (longer than 1.5 ×
-/// the refresh interval), green otherwise; the white line marks one refresh interval.
+/// the refresh interval), green otherwise; the white line marks one refresh interval. A second
+/// row gives the last second's input-to-screen latency, p50 and max ("lat 9/17 ms").
 /// Everything is drawn inside the panel, which is repainted whole each time it changes.
 public final class FrameTimeOverlay {
     public static let history = 60
@@ -15,8 +16,11 @@ public final class FrameTimeOverlay {
     public private(set) var needsRedraw = false
     /// The display's refresh interval in milliseconds (60 Hz unless the host says otherwise).
     public var refreshMilliseconds: Double = 1000.0 / 60
-    /// Panel size in device pixels: bars 6 + 120 + 6 px wide; label row, then bars.
-    static let size = (width: 132, height: 48)
+    /// Panel size in device pixels: bars 6 + 120 + 6 px wide; label row, latency row, then bars.
+    static let size = (width: 132, height: 62)
+    /// The latency row ("lat 9/17 ms", "lat -- ms" without a tap or drag in the last second).
+    public private(set) var latencyLabel = "lat -- ms"
+
     static let origin = (x: 8, y: 8)
 
     public init() {}
@@ -32,6 +36,22 @@ public final class FrameTimeOverlay {
         if let ms = work, ms.isFinite, ms >= 0 {
             if works.count < Self.history { works.append(ms) } else { works[nextWork] = ms }
             nextWork = (nextWork + 1) % Self.history
+            needsRedraw = true
+        }
+    }
+
+    /// The latencies (ms) of the frames shown in the last second: the row shows their p50 and max.
+    public func recordLatency(_ ms: [Double]) {
+        let text: String
+        if ms.isEmpty {
+            text = "lat -- ms"
+        } else {
+            let s = ms.sorted()
+            let p50 = s[(s.count - 1) / 2], top = s[s.count - 1]
+            text = "lat \(min(999, Int(p50.rounded())))/\(min(999, Int(top.rounded()))) ms"
+        }
+        if text != latencyLabel {
+            latencyLabel = text
             needsRedraw = true
         }
     }
@@ -77,6 +97,8 @@ public final class FrameTimeOverlay {
         // Label row.
         PixelFont.draw(label, on: canvas, at: Point(r.minX + 6, r.minY + 6), cell: 2, maxWidth: r.width - 12,
                        color: Color(r: 1, g: 1, b: 1, a: 0.95))
+        PixelFont.draw(latencyLabel, on: canvas, at: Point(r.minX + 6, r.minY + 20), cell: 2, maxWidth: r.width - 12,
+                       color: Color(r: 1, g: 1, b: 1, a: 0.95))
         // Bars: one per interval, 0…3 refresh intervals mapped to the panel's lower 24 px.
         let barArea = Rect(x: r.minX + 6, y: r.maxY - 28, width: Double(Self.history) * 2, height: 24)
         let ordered = intervals.count < Self.history ? intervals : Array(intervals[next...] + intervals[..<next])
@@ -112,7 +134,7 @@ extension PremultipliedRGBA8 {
 }
 
 /// A tiny pixel font for the overlay label (no font library in the engine): digits, ".",
-/// "-", "·", space and the letters of "fps" and "ms", on a 5-row grid of `cell`-pixel squares.
+/// "-", "·", "/", space and the letters of "fps", "ms" and "lat", on a 5-row grid of `cell`-pixel squares.
 enum PixelFont {
     /// Rows top to bottom; "#" is a lit cell. Every glyph is 3 cells wide except "m" (5) and
     /// the narrow ".", "·" and space (1).
@@ -125,7 +147,9 @@ enum PixelFont {
         "-": ["...", "...", "###", "...", "..."], ".": [".", ".", ".", ".", "#"],
         "·": [".", ".", "#", ".", "."], " ": [".", ".", ".", ".", "."],
         "f": [".##", "#..", "###", "#..", "#.."], "p": ["###", "#.#", "###", "#..", "#.."],
-        "s": [".##", "#..", ".#.", "..#", "##."], "m": ["#####", "#.#.#", "#.#.#", "#.#.#", "#.#.#"],
+        "s": [".##", "#..", ".#.", "..#", "##."],
+        "l": ["#..", "#..", "#..", "#..", ".##"], "a": ["...", "##.", ".##", "#.#", "###"],
+        "t": [".#.", "###", ".#.", ".#.", "..#"], "/": ["..#", "..#", ".#.", "#..", "#.."], "m": ["#####", "#.#.#", "#.#.#", "#.#.#", "#.#.#"],
     ]
 
     /// Width of `text` in pixels.

@@ -17,6 +17,14 @@ final class FrameLoop {
     private let clock: HostClock
     private var translator: PointerTranslator
     private var pacer: FramePacer
+    /// When a frame begins on a vblank display: as late as its vblank allows, one in flight.
+    private var scheduler: FrameScheduler
+    /// Input-to-screen latency of taps and drags (`DARKMODE_KIOSK_TIMING=1` reports it at exit).
+    private(set) var latency = LatencyLedger()
+    /// A frame was presented whose time on screen is not recorded yet (`settlePresented`).
+    private var presentedAt: Double?
+    /// The last frame begun drew nothing (its inputs wait for the next).
+    private var lastFrameDrewNothing = false
     private var service: ServiceLink
     private let observers: [FrameObserver]
     private let customEvents: HostEventPoster?
@@ -51,6 +59,7 @@ final class FrameLoop {
         translator = PointerTranslator(touchMouseID: CSDL2_TOUCH_MOUSEID,
                                        mouseSynthesisesTouch: SDL_GetHintBoolean(SDL_HINT_MOUSE_TOUCH_EVENTS, SDL_FALSE) == SDL_TRUE)
         pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
+        scheduler = FrameScheduler(period: pacer.period)
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         mapper = DeviceInputMapper(calibration: window.options.calibration)
@@ -103,10 +112,9 @@ final class FrameLoop {
     /// One pass of the loop: wait (idle: for an event; busy: for the frame's time), handle the
     /// events, the seat and the watchdog, draw a frame when one is due, tell the rest.
     private func pass(_ app: KioskApp, _ event: inout SDL_Event) {
+        settlePresented()
         if wantsFrame(app) {
-            let wait = pacer.delay(at: clock.now())
-            if wait >= 0.001 { SDL_Delay(UInt32(wait * 1000)) }
-            wokeAt = clock.now()
+            waitForFrameTime(app, &event)
         } else if !waitIdle(app, &event) {
             return
         }
@@ -121,6 +129,25 @@ final class FrameLoop {
         pageShown(app)
         handlerWake = eventHandler?.passEnded()
         service.status(status(app))
+    }
+
+    /// Busy: waits until the next frame's start — on a vblank display (a flip's time known) as
+    /// late as its vblank allows (`FrameScheduler`), else the pacer's deadline. An event cuts
+    /// the wait short (handled at once).
+    private func waitForFrameTime(_ app: KioskApp, _ event: inout SDL_Event) {
+        let now = clock.now()
+        let scheduled = window.presenter.vsync && scheduler.lastVblank != nil
+        var wait = scheduled ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now : pacer.delay(at: now)
+        if lastFrameDrewNothing && latency.hasPending {
+            // An input not shown yet (a press that has not moved a pixel): look again soon.
+            wait = scheduled ? max(wait, FrameScheduler.retry) : min(wait, FrameScheduler.retry)
+        }
+        if wait >= 0.001, waitForEvent(&event, timeout: Int32(wait * 1000)) == 1 {
+            wokeAt = clock.now()
+            handle(event, app)
+        } else {
+            wokeAt = clock.now()
+        }
     }
 
     /// Something moves, a finger or button is down, or the screen is stale: a frame is due.
@@ -183,15 +210,31 @@ final class FrameLoop {
     // MARK: Frames
 
     private func frame(_ app: KioskApp) {
+        settlePresented()
         let start = clock.now()
         pacer.frameBegan(at: start)
-        guard screen.render(app, at: start) else { return }
+        latency.frameBegan()
+        lastFrameDrewNothing = false
+        guard screen.render(app, at: start) else {
+            latency.frameDropped()
+            lastFrameDrewNothing = true
+            return
+        }
         let end = clock.now()
+        presentedAt = end
+        scheduler.rendered(seconds: end - start)
+        if window.presenter.vsync, window.presenter.screenStamp == .presented, pacer.presentPaces {
+            // A vsync'd present returned: a vblank just passed.
+            scheduler.vblank(at: end)
+        }
         let interval = lastPresentStart.map { start - $0 }
         pacer.framePresented(interval: interval)
         // Frame time: the interval since the previous presented frame of this burst; the
         // first frame after idle reports its own render-and-present time.
-        if app.options.showFPS { app.fps.record(interval: interval.map { $0 * 1000 }, work: (end - start) * 1000) }
+        if app.options.showFPS {
+            app.fps.record(interval: interval.map { $0 * 1000 }, work: (end - start) * 1000)
+            app.fps.recordLatency(latency.recent(now: end))
+        }
         lastPresentStart = start
         let isFirst = !firstFramePresented
         firstFramePresented = true
@@ -200,6 +243,31 @@ final class FrameLoop {
         }
         if isFirst { service.ready(status: status(app)) }
         eventHandler?.framePresented()
+    }
+
+    /// Records when the last presented frame reached the screen: the flip in flight is
+    /// completed first (at most one frame in flight), its event's vblank time is the frame's;
+    /// other presenters' frames are stamped with the present's return.
+    private func settlePresented() {
+        guard let returned = presentedAt else { return }
+        presentedAt = nil
+        let presenter = window.presenter
+        if let flip = presenter.finishFlip() {
+            let at = clock.now() - max(0, MonotonicClock.seconds() - flip)
+            scheduler.vblank(at: at)
+            latency.framePresented(at: at, stamp: .flip)
+        } else {
+            latency.framePresented(at: returned, stamp: presenter.screenStamp == .flip ? .presented : presenter.screenStamp)
+        }
+    }
+
+    /// A tap (a press) or a drag (a move of a pressed pointer) for the latency ledger.
+    private func noteInput(_ e: PointerEvent, stamp: LatencyLedger.InputStamp) {
+        switch e.phase {
+        case .down: latency.input(.tap, at: e.timestamp, stamp: stamp)
+        case .move where translator.hasActivePointers: latency.input(.drag, at: e.timestamp, stamp: stamp)
+        default: break
+        }
     }
 
     // MARK: Events
@@ -229,6 +297,7 @@ final class FrameLoop {
             let name = String(cString: SDL_GetKeyName(key.keysym.sym))
             guard !name.isEmpty else { return }
             let shift = key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            latency.input(.tap, at: eventTime(key.timestamp), stamp: .received)
             if let commit = app.handleKey(named: name, shift: shift, at: eventTime(key.timestamp)) {
                 onCommit(commit)
             }
@@ -259,6 +328,7 @@ final class FrameLoop {
         case .displayChanged:
             window.readDisplay()
             pacer = FramePacer(refreshRate: window.refreshRate, vsync: window.presenter.vsync)
+            scheduler = FrameScheduler(period: pacer.period)
             relayout(app)
         case .fullUpload: screen.contentLost()
         case .cancelPointers: cancelPointers(app)
@@ -269,10 +339,9 @@ final class FrameLoop {
     private func eventTime(_ timestamp: UInt32) -> Double { HostClock.seconds(fromEventTimestamp: timestamp) }
 
     private func pointer(_ input: RawPointerInput, _ timestamp: UInt32, _ app: KioskApp) {
-        if let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport),
-           let commit = app.handle(e) {
-            onCommit(commit)
-        }
+        guard let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport) else { return }
+        noteInput(e, stamp: .received)
+        if let commit = app.handle(e) { onCommit(commit) }
     }
 
     /// SDL 2 reports no touch hot-plug: a finger whose device SDL no longer lists ends its gesture.
@@ -330,9 +399,9 @@ final class FrameLoop {
         for stamped in input.take() {
             let time = now - max(0, monotonic - stamped.time)
             for raw in mapper.map(stamped.input, viewport: viewport) {
-                if let e = translator.translate(raw, timestamp: time, viewport: viewport), let commit = app.handle(e) {
-                    onCommit(commit)
-                }
+                guard let e = translator.translate(raw, timestamp: time, viewport: viewport) else { continue }
+                noteInput(e, stamp: .kernel)
+                if let commit = app.handle(e) { onCommit(commit) }
             }
         }
         let cursor = mapper.visibleCursor(viewport: viewport)

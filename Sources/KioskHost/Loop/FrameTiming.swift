@@ -26,6 +26,8 @@ final class TimingObserver: FrameObserver {
     /// What to say about the window (driver, presenter, viewport) when the first frame is out.
     var describe: () -> String = { "" }
     var pacerSummary: () -> String = { "" }
+    /// The loop's latency lines (`LatencyLedger.reportLines`), printed at exit.
+    var latencyLines: () -> [String] = { [] }
 
     init(startedAt: Double, processAgeKnown: Bool, sessionStartedAt: Double) {
         self.startedAt = startedAt
@@ -61,5 +63,6 @@ final class TimingObserver: FrameObserver {
                 + "\(median(presentDurations)) ms, median interval between animation frames \(median(presentIntervals)) ms "
                 + "(" + pacerSummary() + "); \(overBudget) frames over \(fixed(Self.budget * 1000, 1)) ms of loop work "
                 + "(events + render + upload + present), longest \(fixed(longestWork * 1000, 1)) ms (first frame not counted)")
+        for line in latencyLines() { Log.info("timing: " + line) }
     }
 }

@@ -2,6 +2,7 @@ import Log
 import CSDL2
 import Raster
 import KioskEngine
+import KioskSupport
 
 /// Gets the app's CPU frame onto the screen. Four presenters (which one runs: `PresenterKind`,
 /// `DrmRules.route`; docs/kiosk-operation.md "Presenters"):
@@ -36,10 +37,18 @@ protocol FramePresenter: AnyObject {
     /// spot), nil: none. The presenters that run on KMS/DRM draw one: the DRM framebuffer
     /// presenter (into its buffers, `CursorOverlay`) and the GL texture presenter.
     func setCursor(_ outputPixel: Point?)
+    /// How a presented frame's time on screen is known (`LatencyLedger`): for most presenters
+    /// the return of `present` (`presented`).
+    var screenStamp: LatencyLedger.ScreenStamp { get }
+    /// Completes the flip in flight, if the presenter queues flips: its vblank time
+    /// (CLOCK_MONOTONIC seconds), nil when none was in flight or its time is unknown.
+    func finishFlip() -> Double?
 }
 
 extension FramePresenter {
     func setCursor(_ outputPixel: Point?) {}
+    var screenStamp: LatencyLedger.ScreenStamp { .presented }
+    func finishFlip() -> Double? { nil }
 }
 
 /// Maps page pixels to output pixels for a rotation (integer pixel centres).

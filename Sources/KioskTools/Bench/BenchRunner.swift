@@ -340,6 +340,25 @@ public enum BenchCommand {
                 throw .runtime("bench --json: \(error)")
             }
         }
+        var latency: [LatencyBench.Result] = []
+        if o.latency {
+            let bench = LatencyBench(runner: runner, seed: o.seed)
+            for display in LatencyBench.Display.allCases {
+                for policy in LatencyBench.Policy.allCases { latency.append(bench.run(display: display, policy: policy)) }
+            }
+            output(LatencyBench.table(latency, period: bench.period))
+        }
+        if let path = o.plotPath {
+            let title = "darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, \(runner.lanes) thread\(runner.lanes == 1 ? "" : "s"); "
+                + "yardstick p50 " + fixed(yardstick.p50, 3) + " ms" + (o.latency ? "; latency seed \(o.seed)" : "")
+            let picture = BenchPlot.draw(results, latency: latency, title: title, text: text.typesetter)
+            do {
+                try OutputFile.write(try PNG.encode(picture), to: path)
+            } catch {
+                throw .runtime("bench --plot: \(path): \(error)")
+            }
+            output("plot: " + path)
+        }
         if let path = o.framesJSONPath {
             do {
                 try OutputFile.write(Array((BenchRunner.framesJSON(results, size: size, scale: scale, lanes: runner.lanes) + "\n").utf8),

@@ -262,6 +262,12 @@ public enum CommandLineParser {
         o.raster = s.has("--raster")
         o.configPath = s.value("--config")
         o.lanes = try s.integer("--threads", in: 1...HelperLanes.maxLanes, what: "a thread count")
+        o.latency = s.has("--latency")
+        o.plotPath = s.value("--plot")
+        if let v = s.value("--seed") {
+            guard let seed = UInt64(v) else { throw .usage("--seed: expected a whole number 0…\(UInt64.max), found '\(v)'") }
+            o.seed = seed
+        }
         return o
     }
 
@@ -368,7 +374,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--config", valueName: "FILE", help: "settings file (JSON) over the built-in defaults"),
         FlagSpec(name: "--prefs", valueName: "FILE", help: "preferences file (default: $XDG_CONFIG_HOME/darkmode-kiosk/preferences.json)"),
         FlagSpec(name: "--reduce-motion", help: "no ambient animation, short cross-fades (forced; without it the desktop portal's reduced-motion decides, live)"),
-        FlagSpec(name: "--show-fps", help: "frame-time overlay"),
+        FlagSpec(name: "--show-fps", help: "frame-time overlay (fps, work time, the last second's latency p50/max)"),
         FlagSpec(name: "--high-contrast", help: "high-contrast colour variants, labels at least 7:1 (forced; without it the desktop portal's contrast decides, live)"),
         FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default: config, then LC_ALL/LC_MESSAGES/LANG)"),
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
@@ -417,5 +423,8 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--raster", help: "time the rasterizer alone"),
         FlagSpec(name: "--config", valueName: "FILE", help: "the page as this settings file configures it (colours, language, background images)"),
         FlagSpec(name: "--threads", valueName: "N", help: "threads that draw a frame (default: 2 with 2 or more cores, else 1)"),
+        FlagSpec(name: "--latency", help: "touch-to-screen latency of taps and drags on a simulated 60 Hz display, against the floor"),
+        FlagSpec(name: "--seed", valueName: "N", help: "random taps and drags of --latency (default 1)"),
+        FlagSpec(name: "--plot", valueName: "FILE", help: "also draw frame times (and latency) as a PNG picture"),
     ]
 }

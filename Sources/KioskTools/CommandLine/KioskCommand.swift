@@ -151,6 +151,12 @@ public struct BenchOptions: Equatable, Sendable {
     public var configPath: String?
     /// `--threads N`: lanes that draw a frame; nil for the default (`HelperLanes.defaultLanes`).
     public var lanes: Int?
+    /// `--latency`: touch-to-screen latency with a simulated display (`LatencyBench`).
+    public var latency = false
+    /// `--plot FILE.png`: frame times (and latency, with `--latency`) drawn as a picture.
+    public var plotPath: String?
+    /// `--seed N`: the latency run's random taps and drags.
+    public var seed: UInt64 = 1
     public init() {}
 }
 

@@ -285,6 +285,11 @@ final class DrmDevice: KMSCard {
         _ = drmModeDirtyFB(fd, fb, &c, UInt32(c.count))
     }
 
+    /// The page-flip event's vblank time (the kernel's CLOCK_MONOTONIC, DRM's default), seconds.
+    private(set) var lastFlipTime: Double?
+    /// Where the event handler (a C function pointer, no captures) leaves the time. Main thread only.
+    nonisolated(unsafe) private static var flipSeconds: Double?
+
     func awaitFlipEvent(milliseconds: Int32) -> Bool {
         var left = milliseconds
         while true {
@@ -292,7 +297,11 @@ final class DrmDevice: KMSCard {
             let start = MonotonicClock.seconds()
             let n = poll(&p, 1, left)
             if n > 0 {
-                _ = cdrm_handle_events(fd) { _, _, _, _, _ in }
+                Self.flipSeconds = nil
+                _ = cdrm_handle_events(fd) { _, _, sec, usec, _ in
+                    DrmDevice.flipSeconds = Double(sec) + Double(usec) / 1_000_000
+                }
+                if let t = Self.flipSeconds { lastFlipTime = t }
                 return true
             }
             guard n < 0, errno == EINTR else { return false }

@@ -262,6 +262,19 @@ final class DrmPresenter: FramePresenter {
         _ = pause()
     }
 
+    /// How a frame's time on screen is known: the flip event's vblank, or DIRTYFB's return.
+    var screenStamp: LatencyLedger.ScreenStamp { flip.flips ? .flip : .submitted }
+
+    /// Completes the flip in flight (waits for its event): the vblank it was shown at
+    /// (CLOCK_MONOTONIC seconds) when the event said; nil when none was in flight or no time came.
+    func finishFlip() -> Double? {
+        guard !closed, !paused, flip.flips, chain.queued != nil else { return nil }
+        let before = card.lastFlipTime
+        waitForFlip()
+        let after = card.lastFlipTime
+        return after != before ? after : nil
+    }
+
     /// Waits for the queued flip's event (up to `flipWaitMilliseconds`); after that the flip is
     /// taken as done, so a display without events cannot stop the kiosk.
     private func waitForFlip() {

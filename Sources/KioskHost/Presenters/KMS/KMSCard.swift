@@ -34,12 +34,18 @@ protocol KMSCard: AnyObject {
     func markDirty(fb: UInt32, clips: [IntRect])
     /// Waits up to `milliseconds` for flip events and reads them. False when none came.
     func awaitFlipEvent(milliseconds: Int32) -> Bool
+    /// The vblank time (CLOCK_MONOTONIC seconds) of the last flip event handled, if known.
+    var lastFlipTime: Double? { get }
     /// Gives up DRM master (a VT switch away). False when the kernel refused.
     func dropMaster() -> Bool
     /// Takes DRM master back (or has it still). False while it is not ours.
     func takeMaster() -> Bool
     /// Puts the display back as it was found and lets go of the card. Once.
     func close()
+}
+
+extension KMSCard {
+    var lastFlipTime: Double? { nil }
 }
 
 /// One buffer the display can scan out: mapped memory of `pitch` bytes a row, and its

@@ -1,0 +1,146 @@
+/// Input-to-screen latency, frame by frame: which input each presented frame is the first to
+/// show, and how long it took to reach the screen. Pure bookkeeping; the host (or the bench's
+/// simulated display) says when inputs happened and when frames reached the screen, both on
+/// one clock (seconds).
+///
+/// Two kinds are kept apart: a **tap** (a touch-down, or a key: the first frame that shows the
+/// pressed toggle) and a **drag** (each move of a pressed pointer: the frame that shows it).
+/// A frame shows every input delivered before it began; the latency it records per kind is
+/// that of the *oldest* such input not yet shown (the one that waited longest), once.
+///
+/// How good the stamps are differs by path, so every sample carries its labels: the input's
+/// stamp (`kernel`: the kernel's CLOCK_MONOTONIC through libinput/evdev; `received`: when SDL
+/// queued the event) and the frame's (`flip`: the DRM page-flip event's vblank time;
+/// `submitted`: DIRTYFB returned, drawn in place; `presented`: the present call returned;
+/// `compositor`: wp_presentation feedback; `simulated`: the bench's virtual display).
+public struct LatencyLedger: Sendable {
+    public enum Kind: String, Sendable, CaseIterable { case tap, drag }
+    public enum InputStamp: String, Sendable { case kernel, received, simulated }
+    public enum ScreenStamp: String, Sendable { case flip, submitted, presented, compositor, simulated }
+
+    /// One frame's latency for one kind.
+    public struct Sample: Equatable, Sendable {
+        public var kind: Kind
+        public var input: InputStamp
+        public var screen: ScreenStamp
+        /// When the input happened and when its frame reached the screen (seconds).
+        public var inputAt: Double
+        public var shownAt: Double
+        public var seconds: Double { shownAt - inputAt }
+    }
+
+    /// The path a sample was measured on: its kind and both stamps, e.g. "tap kernel→flip".
+    public struct Path: Hashable, Comparable, Sendable {
+        public var kind: Kind
+        public var input: InputStamp
+        public var screen: ScreenStamp
+        public var label: String { "\(kind.rawValue) \(input.rawValue)→\(screen.rawValue)" }
+        public static func < (a: Path, b: Path) -> Bool { a.label < b.label }
+    }
+
+    /// n and percentiles of a set of samples, milliseconds.
+    public struct Summary: Equatable, Sendable {
+        public var count: Int
+        public var p50, p95, p99, max: Double
+
+        /// Nil for no values.
+        public init?(milliseconds values: [Double]) {
+            guard !values.isEmpty else { return nil }
+            let s = values.sorted()
+            count = s.count
+            p50 = percentile(sorted: s, 0.5)!
+            p95 = percentile(sorted: s, 0.95)!
+            p99 = percentile(sorted: s, 0.99)!
+            max = s.last!
+        }
+
+        /// "n 120, p50 9.1, p95 15.2, p99 16.4, max 17.0 ms".
+        public var text: String {
+            "n \(count), p50 \(fixed(p50, 1)), p95 \(fixed(p95, 1)), p99 \(fixed(p99, 1)), max \(fixed(max, 1)) ms"
+        }
+    }
+
+    /// Inputs delivered but not yet in a frame that began: the oldest of each kind.
+    private var pending: [Kind: (at: Double, stamp: InputStamp)] = [:]
+    /// Inputs delivered before the frame now being made began (taken by `frameBegan`).
+    private var inFrame: [Kind: (at: Double, stamp: InputStamp)] = [:]
+    /// Every sample, oldest first, up to `capacity` (later ones are dropped, counted).
+    public private(set) var samples: [Sample] = []
+    public private(set) var dropped = 0
+    public let capacity: Int
+
+    public init(capacity: Int = 100_000) {
+        self.capacity = capacity
+    }
+
+    /// An input of `kind` happened at `at`; the next frame to begin will show it.
+    public mutating func input(_ kind: Kind, at: Double, stamp: InputStamp) {
+        if let old = pending[kind], old.at <= at { return }
+        pending[kind] = (at, stamp)
+    }
+
+    /// Whether some input waits for a frame to begin.
+    public var hasPending: Bool { !pending.isEmpty }
+
+    /// A frame began: it shows every input delivered so far.
+    public mutating func frameBegan() {
+        for (kind, p) in pending {
+            if let old = inFrame[kind], old.at <= p.at { continue }
+            inFrame[kind] = p
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// The frame that began last reached the screen at `at`: one sample per kind it shows
+    /// (returned, and kept). A frame that presented nothing should call `frameDropped` instead.
+    @discardableResult
+    public mutating func framePresented(at: Double, stamp: ScreenStamp) -> [Sample] {
+        var out: [Sample] = []
+        for kind in Kind.allCases {
+            guard let p = inFrame[kind] else { continue }
+            out.append(Sample(kind: kind, input: p.stamp, screen: stamp, inputAt: p.at, shownAt: at))
+        }
+        inFrame.removeAll(keepingCapacity: true)
+        for s in out {
+            if samples.count < capacity { samples.append(s) } else { dropped += 1 }
+        }
+        return out
+    }
+
+    /// The frame that began last showed nothing new (nothing was drawn): its inputs wait for
+    /// the next frame, still the oldest.
+    public mutating func frameDropped() {
+        for (kind, p) in inFrame {
+            if let newer = pending[kind], newer.at < p.at { continue }
+            pending[kind] = p
+        }
+        inFrame.removeAll(keepingCapacity: true)
+    }
+
+    /// Summaries per path, in label order.
+    public func summaries(since: Double = -.infinity) -> [(path: Path, summary: Summary)] {
+        var byPath: [Path: [Double]] = [:]
+        for s in samples where s.shownAt >= since {
+            byPath[Path(kind: s.kind, input: s.input, screen: s.screen), default: []].append(s.seconds * 1000)
+        }
+        return byPath.keys.sorted().compactMap { path in Summary(milliseconds: byPath[path]!).map { (path, $0) } }
+    }
+
+    /// The lines `DARKMODE_KIOSK_TIMING=1` prints at exit: one per path, or one saying none.
+    public func reportLines() -> [String] {
+        let all = summaries()
+        guard !all.isEmpty else { return ["latency: no tap or drag reached the screen"] }
+        return all.map { "latency: \($0.path.label): \($0.summary.text)" }
+            + (dropped > 0 ? ["latency: \(dropped) later samples not kept (over \(capacity))"] : [])
+    }
+
+    /// Samples shown in the last `window` seconds before `now` (all kinds, all paths), milliseconds.
+    public func recent(now: Double, window: Double = 1) -> [Double] {
+        var out: [Double] = []
+        for s in samples.reversed() {
+            guard s.shownAt > now - window else { break }
+            out.append(s.seconds * 1000)
+        }
+        return out
+    }
+}

@@ -1,0 +1,79 @@
+import Testing
+@testable import KioskSupport
+
+/// The latency bookkeeping: each frame records, per kind, the oldest input it is the first to
+/// show, with the stamps of the path; taps and drags apart.
+@Suite struct LatencyLedgerTests {
+    @Test func oldestInputOfEachKindPerFrame() {
+        var l = LatencyLedger()
+        l.input(.drag, at: 1.000, stamp: .kernel)
+        l.input(.drag, at: 1.004, stamp: .kernel)
+        l.input(.tap, at: 1.002, stamp: .kernel)
+        l.frameBegan()
+        let s = l.framePresented(at: 1.020, stamp: .flip)
+        #expect(s.count == 2)
+        let drag = s.first { $0.kind == .drag }!, tap = s.first { $0.kind == .tap }!
+        #expect(abs(drag.seconds - 0.020) < 1e-9)
+        #expect(abs(tap.seconds - 0.018) < 1e-9)
+        #expect(drag.input == .kernel && drag.screen == .flip)
+    }
+
+    @Test func inputAfterFrameBeganWaitsForTheNextFrame() {
+        var l = LatencyLedger()
+        l.input(.drag, at: 1.000, stamp: .received)
+        l.frameBegan()
+        l.input(.drag, at: 1.005, stamp: .received)
+        #expect(l.framePresented(at: 1.010, stamp: .presented).map(\.seconds).map { ($0 * 1000).rounded() } == [10])
+        l.frameBegan()
+        #expect(l.framePresented(at: 1.030, stamp: .presented).map(\.seconds).map { ($0 * 1000).rounded() } == [25])
+        // A frame with no new input records nothing.
+        l.frameBegan()
+        #expect(l.framePresented(at: 1.050, stamp: .presented).isEmpty)
+        #expect(l.samples.count == 2)
+    }
+
+    @Test func aFrameThatShowedNothingHandsItsInputsOn() {
+        var l = LatencyLedger()
+        l.input(.tap, at: 2.0, stamp: .kernel)
+        l.frameBegan()
+        l.frameDropped()
+        l.input(.tap, at: 2.01, stamp: .kernel)
+        l.frameBegan()
+        let s = l.framePresented(at: 2.04, stamp: .submitted)
+        #expect(s.count == 1)
+        #expect(s[0].inputAt == 2.0 && s[0].screen == .submitted)
+    }
+
+    @Test func summariesPerKindAndPath() {
+        var l = LatencyLedger()
+        for i in 0..<100 {
+            l.input(.tap, at: Double(i), stamp: .kernel)
+            l.frameBegan()
+            l.framePresented(at: Double(i) + Double(i + 1) / 1000, stamp: .flip)
+        }
+        l.input(.drag, at: 200, stamp: .received)
+        l.frameBegan()
+        l.framePresented(at: 200.005, stamp: .presented)
+        let sums = l.summaries()
+        #expect(sums.map(\.path.label) == ["drag received→presented", "tap kernel→flip"])
+        let tap = sums[1].summary
+        #expect(tap.count == 100)
+        #expect(abs(tap.p50 - 51) < 1e-6 && abs(tap.p99 - 99) < 1e-6 && abs(tap.max - 100) < 1e-6)
+        #expect(l.reportLines().count == 2)
+        #expect(l.reportLines()[1].hasPrefix("latency: tap kernel→flip: n 100, p50 51.0"))
+        // The last second's samples.
+        #expect(l.recent(now: 200.01).count == 1)
+    }
+
+    @Test func capacityDropsLaterSamplesAndSaysSo() {
+        var l = LatencyLedger(capacity: 2)
+        for i in 0..<3 {
+            l.input(.tap, at: Double(i), stamp: .kernel)
+            l.frameBegan()
+            l.framePresented(at: Double(i) + 0.01, stamp: .flip)
+        }
+        #expect(l.samples.count == 2 && l.dropped == 1)
+        #expect(l.reportLines().last == "latency: 1 later samples not kept (over 2)")
+        #expect(LatencyLedger().reportLines() == ["latency: no tap or drag reached the screen"])
+    }
+}
