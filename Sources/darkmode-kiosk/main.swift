@@ -81,15 +81,23 @@ func main() -> Int32 {
 /// already shows the saved mode; every commit goes to a background writer (no file I/O on the
 /// frame path), flushed with a bounded wait on every exit path.
 func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
-    if EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()) {
+    // The environment is read here, once: every setting below comes from `settings`.
+    let environment = processEnvironment()
+    let config = try KioskConfig.load(path: flags.configPath)
+    let settings = RunSettings.merge(config: config, flags: flags, environment: environment)
+    if settings.host.timing {
         StartupTrace.enable()
         StartupTrace.mark("main")
     }
-    let config = try KioskConfig.load(path: flags.configPath)
-    let settings = RunSettings.merge(config: config, flags: flags, environment: processEnvironment())
+    // A variable the kiosk cannot use: `run --check` fails on it; `run` says so and goes on
+    // with its default (a typo in a unit's Environment= must not leave a wall dark).
+    if flags.checkOnly, !settings.host.warnings.isEmpty {
+        throw .usage(settings.host.warnings.map { "environment: \($0)" }.joined(separator: "\n"))
+    }
+    for warning in settings.host.warnings { Log.warning(warning) }
     let colors = try ColorSetsFile.load(path: settings.colorsPath)
     let language: Language
-    do { language = try Language.resolve(explicit: settings.language, environment: processEnvironment()) } catch {
+    do { language = try Language.resolve(explicit: settings.language, environment: environment) } catch {
         throw .usage("--lang: \(error)")
     }
     let background = try PageBackgroundFile.load(settings.background, configFile: flags.configPath)
@@ -118,20 +126,20 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     }
     let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
     // Causes that can repeat log a few lines a minute each, then a summary (issue 39, item 6).
-    let logWindow = RunLogWindow.seconds(processEnvironment())
+    let logWindow = settings.host.logWindowSeconds
     let logs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
                                 now: { MonotonicClock.seconds() }, log: { Log.info($0) })
     let saveLogs = SharedLogLimiter(interval: logWindow, burst: LiveAppearance.linesPerCause,
                                     now: { MonotonicClock.seconds() }, log: { Log.error($0) })
     let live = LiveAppearance(settings: settings, store: store,
-                              timing: EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: processEnvironment()),
+                              timing: settings.host.timing,
                               logs: logs)
     live.alsoFlushed = [saveLogs]
     live.start(preferencesPath: settings.preferencesPath)
     defer { live.stop() }
     StartupTrace.mark("sources")
     // A failed save is tried again on a backoff and when the folder changes (issue 39, item 3).
-    let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: PreferencesSaver.injectedFsyncDelay(processEnvironment()),
+    let saver = store.map { PreferencesSaver(store: $0, fsyncDelay: settings.host.fsyncDelaySeconds,
                                              log: { saveLogs.note(key: "preferences save", line: $0) },
                                              onSaved: { [signal = live.ownSaves] in signal.finished(generation: $0) },
                                              onStateChange: { [signal = live.ownSaves] in signal.wake() }) }
@@ -140,11 +148,11 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         live.unsavedNote = { saver.unsavedNote }
         live.link.runner.onFolderActivity { saver.retrySoon() }
     }
-    let host = HostOptions(windowed: settings.windowed, size: settings.size,
-                           rotation: settings.rotate, scale: settings.scale, calibration: settings.calibration)
+    let host = HostOptions(windowed: settings.windowed, size: settings.size, rotation: settings.rotate,
+                           scale: settings.scale, calibration: settings.calibration, environment: settings.host)
     // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
     // and is enabled. Its actions commit through the same saver as taps.
-    let access = LiveAccessibility(options: LiveAccessibility.options(environment: processEnvironment(), language: language.tag),
+    let access = LiveAccessibility(options: LiveAccessibility.options(environment: environment, language: language.tag),
                                    title: host.titleBase, onCommit: { saver?.commit($0) })
     access.start()
     defer { access.stop() }
@@ -171,15 +179,6 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     // a choice still not on disk after its last try is named in one line.
     if let problem = saver?.close(timeout: 2) { Log.error(problem) }
     return status
-}
-
-/// The window of the rate-limited log (`SharedLogLimiter`): a minute;
-/// `DARKMODE_KIOSK_TEST_LOG_WINDOW_S=N` (1 to 3600) shortens it for a test.
-enum RunLogWindow {
-    static func seconds(_ environment: [String: String]) -> Double {
-        guard let v = environment["DARKMODE_KIOSK_TEST_LOG_WINDOW_S"], let s = Double(v), s.isFinite, s >= 1 else { return 60 }
-        return min(s, 3600)
-    }
 }
 
 /// The process environment as a dictionary (what `RunSettings` reads XDG paths from).

@@ -1,6 +1,7 @@
 import KioskEngine
 import Raster
 import Testing
+import KioskSupport
 @testable import KioskHost
 
 /// The DRM framebuffer presenter without a display: its buffers' bookkeeping (`ScanoutChain`)
@@ -143,12 +144,12 @@ import Testing
 
     @Test func routeToOurOwnPresenter() {
         // Asked by name: tried and required.
-        #expect(DrmRules.route(present: "drm", videoDriver: "x11", hasDisplay: true, hasWayland: false, hasCard: true) == (true, true))
+        #expect(DrmRules.route(present: .drm, videoDriver: "x11", hasDisplay: true, hasWayland: false, hasCard: true) == (true, true))
         // SDL's kmsdrm asked for, or a bare console with a card: ours, falling back to SDL's.
         #expect(DrmRules.route(present: nil, videoDriver: "KMSDRM", hasDisplay: false, hasWayland: false, hasCard: true) == (true, false))
-        #expect(DrmRules.route(present: "auto", videoDriver: nil, hasDisplay: false, hasWayland: false, hasCard: true) == (true, false))
+        #expect(DrmRules.route(present: nil, videoDriver: nil, hasDisplay: false, hasWayland: false, hasCard: true) == (true, false))
         // The GL texture presenter asked for: SDL's kmsdrm stays.
-        #expect(DrmRules.route(present: "texture", videoDriver: "kmsdrm", hasDisplay: false, hasWayland: false, hasCard: true) == (false, false))
+        #expect(DrmRules.route(present: .texture, videoDriver: "kmsdrm", hasDisplay: false, hasWayland: false, hasCard: true) == (false, false))
         // A desktop or no card: SDL's display.
         #expect(DrmRules.route(present: nil, videoDriver: nil, hasDisplay: true, hasWayland: false, hasCard: true) == (false, false))
         #expect(DrmRules.route(present: nil, videoDriver: nil, hasDisplay: false, hasWayland: true, hasCard: true) == (false, false))
@@ -156,6 +157,7 @@ import Testing
         #expect(DrmRules.route(present: nil, videoDriver: "x11", hasDisplay: false, hasWayland: false, hasCard: true) == (false, false))
     }
 
+    /// (A request's spelling and a bad value, "yuv" or "sideways": HostEnvironmentTests.)
     @Test func modeFormatAndFlipChoices() {
         #expect(DrmRules.pickMode([]) == nil)
         #expect(DrmRules.pickMode([(1920, 1080, 60, false), (1024, 768, 75, true)]) == 1, "the preferred mode")
@@ -163,22 +165,19 @@ import Testing
 
         #expect(DrmRules.pickFormat(request: nil, planeFormats: nil) == (.xrgb8888, nil))
         #expect(DrmRules.pickFormat(request: nil, planeFormats: [.rgb565]).format == .rgb565, "a panel that takes only RGB565")
-        #expect(DrmRules.pickFormat(request: "RGB565", planeFormats: [.xrgb8888, .rgb565]) == (.rgb565, nil))
-        let refused = DrmRules.pickFormat(request: "rgb565", planeFormats: [.xrgb8888])
+        #expect(DrmRules.pickFormat(request: .rgb565, planeFormats: [.xrgb8888, .rgb565]) == (.rgb565, nil))
+        let refused = DrmRules.pickFormat(request: .rgb565, planeFormats: [.xrgb8888])
         #expect(refused.format == .xrgb8888 && refused.warning?.contains("does not take RGB565") == true)
-        let unknown = DrmRules.pickFormat(request: "yuv", planeFormats: [.xrgb8888])
-        #expect(unknown.format == .xrgb8888 && unknown.warning?.contains("\"yuv\" is not one of xrgb8888, rgb565") == true)
         #expect(DrmRules.pickFormat(request: nil, planeFormats: []).format == nil)
 
         #expect(DrmRules.flipOrder(request: nil, atomicAvailable: true) == [.atomic, .legacy, .dirty])
         #expect(DrmRules.flipOrder(request: nil, atomicAvailable: false) == [.legacy, .dirty])
-        #expect(DrmRules.flipOrder(request: "legacy", atomicAvailable: true) == [.legacy, .dirty])
-        #expect(DrmRules.flipOrder(request: "dirty", atomicAvailable: false) == [.dirty])
-        #expect(DrmRules.flipOrder(request: "atomic", atomicAvailable: false) == [.legacy, .dirty], "atomic needs the capability")
+        #expect(DrmRules.flipOrder(request: .legacy, atomicAvailable: true) == [.legacy, .dirty])
+        #expect(DrmRules.flipOrder(request: .dirty, atomicAvailable: false) == [.dirty])
+        #expect(DrmRules.flipOrder(request: .atomic, atomicAvailable: false) == [.legacy, .dirty], "atomic needs the capability")
         #expect(DrmRules.flipOrder(request: nil, atomicAvailable: true, hasVBlank: false) == [.dirty], "no vblank: drawn in place")
-        #expect(DrmRules.flipOrder(request: "atomic", atomicAvailable: true, hasVBlank: false) == [.atomic, .legacy, .dirty],
+        #expect(DrmRules.flipOrder(request: .atomic, atomicAvailable: true, hasVBlank: false) == [.atomic, .legacy, .dirty],
                 "a flip asked for by name is tried without vblank too")
-        #expect(DrmRules.flipOrder(request: "sideways", atomicAvailable: false, hasVBlank: false) == [.dirty])
 
         #expect(DrmRules.dpi(pixels: 1920, millimetres: 0) == nil)
         #expect(DrmRules.dpi(pixels: 800, millimetres: 154).map { ($0 * 10).rounded() / 10 } == 131.9)

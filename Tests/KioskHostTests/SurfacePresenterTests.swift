@@ -3,6 +3,7 @@ import Glibc
 import KioskEngine
 import Raster
 import Testing
+import KioskSupport
 @testable import KioskHost
 
 /// The window-surface presenter under SDL's dummy video driver (no display needed): it writes
@@ -117,11 +118,19 @@ final class ScriptedHandler: HostEventHandler {
 }
 
 extension SurfacePresenterTests {
+    /// What `main` passes down when SDL_VIDEODRIVER=dummy is set (SDL reads the variable
+    /// itself; the host's settings come from the one parse).
+    static var dummyDriver: HostEnvironment {
+        var e = HostEnvironment()
+        e.videoDriver = "dummy"
+        return e
+    }
+
     @Test func hostDispatchesCustomEventsReLaysOutAndReportsALostDisplay() {
         setenv("SDL_VIDEODRIVER", "dummy", 1)
         let handler = ScriptedHandler()
         var commits = 0
-        let status = SDLHost.run(HostOptions(windowed: true, size: PixelSize(width: 320, height: 200)), makeApp: { page in
+        let status = SDLHost.run(HostOptions(windowed: true, size: PixelSize(width: 320, height: 200), environment: Self.dummyDriver), makeApp: { page in
             KioskApp(options: KioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
                      isDarkMode: false)
         }, onCommit: { _ in commits += 1 }, eventHandler: handler)
@@ -156,7 +165,7 @@ extension SurfacePresenterTests {
         }
         let before = handlers()
         let q = Quitter(read: handlers)
-        let status = SDLHost.run(HostOptions(windowed: true, size: PixelSize(width: 64, height: 48)), makeApp: { page in
+        let status = SDLHost.run(HostOptions(windowed: true, size: PixelSize(width: 64, height: 48), environment: Self.dummyDriver), makeApp: { page in
             KioskApp(options: KioskOptions(pixelWidth: page.pixelWidth, pixelHeight: page.pixelHeight, scale: page.scale),
                      isDarkMode: false)
         }, eventHandler: q)

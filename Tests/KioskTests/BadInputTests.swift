@@ -179,6 +179,21 @@ func expectCleanStderr(_ o: ProcessOutcome, _ context: String, sourceLocation: S
         #expect(o.stderr.contains(flag) && o.stderr.contains(phrase), "\(args): \(o.stderr)")
         #expect(o.stdout.isEmpty)
     }
+
+    /// A host variable the kiosk cannot use: `run --check` fails naming it (exit 2, one line
+    /// per variable); `run` would warn and use the default (HostEnvironmentTests).
+    @Test func badEnvironmentVariableFailsTheCheckNamingIt() throws {
+        guard let exe = KioskExecutable.path else { throw ChildProcess.SpawnError(message: KioskExecutable.missingMessage) }
+        let dir = TempFolder()
+        let o = try ChildProcess.run("/usr/bin/env", ["DARKMODE_KIOSK_PRESENT=gl", "DARKMODE_KIOSK_LOGIND=2", exe, "run", "--check",
+                                                      "--prefs", dir.path + "/p.json"], folder: dir.path, tag: "env", timeout: 60)
+        expectCleanStderr(o, "bad environment")
+        #expect(o.status == 2, "\(o.stderr)")
+        #expect(o.stderrLines.count == 2, "\(o.stderr)")
+        #expect(o.stderr.contains("DARKMODE_KIOSK_PRESENT=\"gl\" is not one of auto, surface, shm, texture, drm"), "\(o.stderr)")
+        #expect(o.stderr.contains("DARKMODE_KIOSK_LOGIND=\"2\" is neither on"), "\(o.stderr)")
+        #expect(o.stdout.isEmpty)
+    }
 }
 
 /// Bad config files. Through the real binary (`run --config FILE`) once `run` loads the config;

@@ -170,14 +170,3 @@ import Testing
         #expect(settings.summary.contains("page colours: light 235,246,255, dark 66,66,66"))
     }
 }
-
-/// `DARKMODE_KIOSK_TIMING` and the other on/off variables mean one thing everywhere.
-@Suite struct EnvironmentFlagTests {
-    @Test func offAndOnWords() {
-        for off in [nil, "", "0", "false", "FALSE", "no", "Off"] { #expect(!EnvironmentFlag.isOn(off), "\(String(describing: off))") }
-        for on in ["1", "true", "yes", "on", "2"] { #expect(EnvironmentFlag.isOn(on), "\(on)") }
-        #expect(!EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: ["DARKMODE_KIOSK_TIMING": "false"]))
-        #expect(EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: ["DARKMODE_KIOSK_TIMING": "1"]))
-        #expect(!EnvironmentFlag.isOn("DARKMODE_KIOSK_TIMING", in: [:]))
-    }
-}

@@ -213,7 +213,7 @@ import Appearance
 @Suite struct RunSettingsTests {
     let env = ["XDG_CONFIG_HOME": "/xdg", "HOME": "/home/k"]
 
-    @Test func defaultsPassThrough() {
+    @Test func defaultsPassThrough() throws {
         let s = RunSettings.merge(config: .defaults, flags: RunOptions(), environment: env, passwdHome: { nil })
         #expect(s == RunSettings(windowed: false, size: nil, rotate: .none, scale: nil, reduceMotion: false, showFPS: false,
                                  toggleWidth: 260, pageLight: Color(r255: 235, g255: 246, b255: 255),
@@ -221,7 +221,7 @@ import Appearance
                                  preferencesPath: "/xdg/darkmode-kiosk/preferences.json"))
     }
 
-    @Test func flagsOverrideTheConfig() {
+    @Test func flagsOverrideTheConfig() throws {
         var config = KioskConfig.defaults
         config.display.size = PixelSize(width: 800, height: 480)
         config.display.rotate = .clockwise90
@@ -246,7 +246,7 @@ import Appearance
         #expect(RunSettings.merge(config: config, flags: RunOptions(), environment: env).size == PixelSize(width: 800, height: 480))
     }
 
-    @Test func kioskOptionsCarryTheSettings() {
+    @Test func kioskOptionsCarryTheSettings() throws {
         var config = KioskConfig.defaults
         config.toggle.width = 300
         config.reduceMotion = true

@@ -56,11 +56,4 @@ import KioskEngine
         #expect(lines.items.count == 1)
         #expect(lines.items.first?.contains("could not save preferences") == true, "\(lines.items)")
     }
-
-    @Test func injectedDelayComesFromTheEnvironment() {
-        #expect(PreferencesSaver.injectedFsyncDelay([:]) == 0)
-        #expect(PreferencesSaver.injectedFsyncDelay(["DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS": "200"]) == 0.2)
-        #expect(PreferencesSaver.injectedFsyncDelay(["DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS": "-5"]) == 0)
-        #expect(PreferencesSaver.injectedFsyncDelay(["DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS": "abc"]) == 0)
-    }
 }

@@ -1,3 +1,4 @@
+import KioskSupport
 #if canImport(Glibc)
 import Glibc
 import Log

@@ -6,26 +6,22 @@ import Glibc
 #endif
 import Threads
 
-/// Small side-effect helpers at the host's edge: environment, SDL's errors, clocks.
+/// Small side-effect helpers at the host's edge: SDL's error, the no-display message, clocks.
 enum Diagnostics {
-    static func environmentFlag(_ name: String) -> Bool {
-        EnvironmentFlag.isOn(getenv(name).map { String(cString: $0) })
-    }
-
     /// The last SDL error, or a placeholder when SDL left none.
     static var sdlError: String {
         let e = String(cString: SDL_GetError())
         return e.isEmpty ? "unknown SDL error" : e
     }
 
-    /// The clear failure message when no display can be opened.
-    static func noDisplayMessage(step: String, reason: String? = nil) -> String {
+    /// The clear failure message when no display can be opened; `videoDriver`: the
+    /// `SDL_VIDEODRIVER` the kiosk started with (`HostEnvironment.videoDriver`).
+    static func noDisplayMessage(step: String, videoDriver: String?, reason: String? = nil) -> String {
         var drivers: [String] = []
         for i in 0..<max(0, SDL_GetNumVideoDrivers()) {
             if let name = SDL_GetVideoDriver(i) { drivers.append(String(cString: name)) }
         }
-        let chosen = getenv("SDL_VIDEODRIVER").map { String(cString: $0) }
-        let current = chosen.map { "SDL_VIDEODRIVER is \"\($0)\"" } ?? "SDL_VIDEODRIVER is not set"
+        let current = videoDriver.map { "SDL_VIDEODRIVER is \"\($0)\"" } ?? "SDL_VIDEODRIVER is not set"
         return """
             cannot open a display: \(step) failed: \(reason ?? sdlError) (\(current)).
               Choose the video driver with the SDL_VIDEODRIVER environment variable: x11 (an X server; needs DISPLAY), \

@@ -1,4 +1,5 @@
 import KioskEngine
+import KioskSupport
 
 /// How the SDL host opens its window. The host knows nothing of config or preference files:
 /// the caller turns those into these options and a closure that builds the app.
@@ -17,9 +18,14 @@ public struct HostOptions: Sendable, Equatable {
     /// Config `input.calibration`: applied to touch screens and absolute pointers read through
     /// libinput (KMS/DRM), in place of their `LIBINPUT_CALIBRATION_MATRIX`; nil: none.
     public var calibration: CalibrationMatrix?
+    /// What the environment asks of the host (presenter, input, DRM card, format and flip,
+    /// logind, timing, SDL's video driver, the seat), read once at start (`HostEnvironment`).
+    public var environment: HostEnvironment
 
     public init(windowed: Bool = false, size: PixelSize? = nil, rotation: Rotation = .none,
-                scale: Double? = nil, titleBase: String = "DarkModeKiosk", calibration: CalibrationMatrix? = nil) {
+                scale: Double? = nil, titleBase: String = "DarkModeKiosk", calibration: CalibrationMatrix? = nil,
+                environment: HostEnvironment = HostEnvironment()) {
+        self.environment = environment
         self.windowed = windowed
         self.size = size
         self.rotation = rotation

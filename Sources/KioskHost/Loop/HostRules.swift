@@ -1,3 +1,4 @@
+import KioskSupport
 import CSDL2
 #if canImport(Glibc)
 import Glibc
@@ -91,19 +92,9 @@ public enum HostAction: Equatable, Sendable {
     }
 }
 
-/// How frames reach the screen (`DARKMODE_KIOSK_PRESENT`), and in which order the host tries
-/// the presenters.
-public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
-    /// SDL's window surface, dirty rectangles only (`SurfacePresenter`).
-    case surface
-    /// Wayland shared-memory buffers on the window's own surface, no GL (`ShmPresenter`).
-    case shm
-    /// An SDL renderer with a streaming texture (`TexturePresenter`).
-    case texture
-    /// KMS/DRM dumb buffers flipped on vblank, no GL (`DrmPresenter`). Chosen before SDL starts
-    /// (`DrmRules.route`: SDL then runs its invisible `evdev` driver), never from this order.
-    case drm
-
+/// In which order the host tries the presenters (`PresenterKind`, asked for by
+/// `DARKMODE_KIOSK_PRESENT` through `HostEnvironment`).
+extension PresenterKind {
     /// The SDL (or Wayland) step named when this presenter cannot be made.
     public var step: String {
         switch self {
@@ -114,18 +105,13 @@ public enum PresenterKind: String, CaseIterable, Equatable, Sendable {
         }
     }
 
-    /// The presenters to try, in order, for the environment's request and SDL's video driver,
-    /// plus a warning for a request it does not know. Unset (or "auto"): on Wayland shared
-    /// memory first (SDL 2.26 has no Wayland window framebuffer, so its window surface would be
-    /// a GL texture), elsewhere the window surface; the streaming texture last. A named
-    /// presenter is the only one tried.
-    public static func order(request: String?, driver: String) -> (kinds: [PresenterKind], warning: String?) {
-        let asked = String((request ?? "").lowercased().filter { !$0.isWhitespace })
-        let automatic: [PresenterKind] = driver.lowercased() == "wayland" ? [.shm, .surface, .texture] : [.surface, .texture]
-        if asked.isEmpty || asked == "auto" { return (automatic, nil) }
-        if let kind = PresenterKind(rawValue: asked) { return ([kind], nil) }
-        let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
-        return (automatic, "DARKMODE_KIOSK_PRESENT=\"\(request ?? "")\" is not one of \(names); using the automatic choice")
+    /// The presenters to try, in order, for the request and SDL's video driver. None asked
+    /// (automatic): on Wayland shared memory first (SDL 2.26 has no Wayland window framebuffer,
+    /// so its window surface would be a GL texture), elsewhere the window surface; the streaming
+    /// texture last. A named presenter is the only one tried.
+    public static func order(request: PresenterKind?, driver: String) -> [PresenterKind] {
+        if let request { return [request] }
+        return driver.lowercased() == "wayland" ? [.shm, .surface, .texture] : [.surface, .texture]
     }
 }
 
@@ -190,27 +176,14 @@ private let recorder: QuitSignal.Handler = { sig in
     previous?(sig)
 }
 
-/// Who reads touch screens and mice (`DARKMODE_KIOSK_INPUT`): libinput (`LibinputReader`, or
-/// without udevd the kiosk's own evdev reader), the evdev reader, or SDL's own input. Unset (or "auto"): libinput on SDL's kmsdrm driver, where SDL's evdev
-/// reader passes absolute pointers through unscaled and knows no calibration; SDL elsewhere
-/// (X11 and Wayland deliver input that a display server has already mapped).
-public enum InputReaderChoice: String, CaseIterable, Equatable, Sendable {
-    /// libinput while udevd runs, else the kiosk's own evdev reader (`InputBackend`).
-    case libinput
-    /// The kiosk's own evdev reader (`EvdevReader`) even where udevd runs (to compare, or where
-    /// udev's database cannot be trusted).
-    case evdev
-    case sdl
-
-    /// The reader for the environment's request and SDL's video driver, plus a warning for a
-    /// request it does not know.
-    public static func resolve(request: String?, driver: String) -> (choice: InputReaderChoice, warning: String?) {
-        let automatic: InputReaderChoice = driver.lowercased() == "kmsdrm" ? .libinput : .sdl
-        let asked = String((request ?? "").lowercased().filter { !$0.isWhitespace })
-        if asked.isEmpty || asked == "auto" { return (automatic, nil) }
-        if let choice = InputReaderChoice(rawValue: asked) { return (choice, nil) }
-        let names = (["auto"] + allCases.map(\.rawValue)).joined(separator: ", ")
-        return (automatic, "DARKMODE_KIOSK_INPUT=\"\(request ?? "")\" is not one of \(names); using the automatic choice (\(automatic.rawValue))")
+/// The automatic choice of who reads touch screens and mice (`InputReaderChoice`, asked for by
+/// `DARKMODE_KIOSK_INPUT` through `HostEnvironment`): libinput on SDL's kmsdrm driver, where
+/// SDL's evdev reader passes absolute pointers through unscaled and knows no calibration; SDL
+/// elsewhere (X11 and Wayland deliver input that a display server has already mapped).
+extension InputReaderChoice {
+    /// The reader for the request (nil: automatic) and SDL's video driver.
+    public static func resolve(request: InputReaderChoice?, driver: String) -> InputReaderChoice {
+        request ?? (driver.lowercased() == "kmsdrm" ? .libinput : .sdl)
     }
 }
 

@@ -2,9 +2,6 @@ import CSDL2
 import KioskEngine
 import Log
 import KioskSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The host once SDL's video runs: the first page built on its thread while the window opens
 /// (`FirstPage`, `KioskWindow`), the device input started (`InputSource`), the frame loop run
@@ -55,15 +52,13 @@ struct HostSession {
         return exit.status
     }
 
-    /// The reader of touch screens and pointers (KMS/DRM) the environment and the driver ask
-    /// for, started; nil: SDL's own input. With our DRM presenter SDL runs its evdev driver,
-    /// but the display is KMS/DRM all the same.
+    /// The reader of touch screens and pointers (KMS/DRM) the environment (`DARKMODE_KIOSK_INPUT`,
+    /// `XDG_SEAT`) and the driver ask for, started; nil: SDL's own input. With our DRM presenter
+    /// SDL runs its evdev driver, but the display is KMS/DRM all the same.
     private func startInput() -> InputSource? {
-        let (choice, warning) = InputReaderChoice.resolve(request: getenv("DARKMODE_KIOSK_INPUT").map { String(cString: $0) },
-                                                          driver: drm != nil ? "kmsdrm" : driver)
-        if let warning { Log.warning(warning) }
-        let seat = getenv("XDG_SEAT").map { String(cString: $0) } ?? "seat0"
-        return InputSource.start(choice: choice, seat: seat, replacesCalibration: options.calibration != nil)
+        let env = options.environment
+        let choice = InputReaderChoice.resolve(request: env.input, driver: drm != nil ? "kmsdrm" : driver)
+        return InputSource.start(choice: choice, seat: env.seat, replacesCalibration: options.calibration != nil)
     }
 
     /// What the timing lines say of the display and the pacing.

@@ -22,13 +22,14 @@ public enum SDLHost {
     /// (compositor or X server gone), with one line on stderr. `STOPPING=1` is sent before
     /// returning; the caller flushes its writer after. When the X server goes away Xlib ends
     /// the process itself: then the host logs its line, calls `beforeExit` (flush there too),
-    /// sends STOPPING=1 and exits with status 1. Set `DARKMODE_KIOSK_TIMING=1` for
-    /// start-up and present timing on stderr.
+    /// sends STOPPING=1 and exits with status 1. `options.environment.timing`
+    /// (`DARKMODE_KIOSK_TIMING=1`): start-up and present timing on stderr.
     public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
                            onCommit: @escaping (KioskOutput) -> Void = { _ in },
                            eventHandler: HostEventHandler? = nil,
                            beforeExit: @escaping () -> Void = {}) -> Int32 {
-        let timing = Diagnostics.environmentFlag("DARKMODE_KIOSK_TIMING")
+        let env = options.environment
+        let timing = env.timing
         if timing, !StartupTrace.isEnabled { StartupTrace.enable() }
         StartupTrace.mark("host")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
@@ -42,7 +43,7 @@ public enum SDLHost {
             QuitSignal.uninstall()
             SDL_Quit()
         }
-        guard let driver = visibleDriver(drm: drm) else { return 1 }
+        guard let driver = visibleDriver(drm: drm, asked: env.videoDriver) else { return 1 }
         let clock = HostClock()
         // Process start on the host clock: the process age at entry, plus the time SDL_Init took.
         let startedAt = clock.now() - (processAge ?? 0) - Double(SDL_GetTicks64()) / 1000
@@ -68,12 +69,13 @@ public enum SDLHost {
     /// hints are set and SDL's video starts. Nil when the kiosk cannot go on (one line printed).
     private static func startVideo(_ options: HostOptions) -> (device: DrmDevice?, fatal: Bool)? {
         // KMS/DRM asked for by name: no card, or none this user may open, is one clear line.
-        if getenv("SDL_VIDEODRIVER").map({ String(cString: $0).lowercased() }) == "kmsdrm",
+        let env = options.environment
+        if env.videoDriver?.lowercased() == "kmsdrm",
            let problem = DeviceAccess.drmProblem(card: DeviceAccess.probeCard()) {
             Log.error(problem)
             return nil
         }
-        let drmStart = DrmStart.begin()
+        let drmStart = DrmStart.begin(env)
         if drmStart.fatal { return nil }
         applyHints(options)
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
@@ -85,7 +87,7 @@ public enum SDLHost {
         if let notifySocket { setenv("NOTIFY_SOCKET", notifySocket, 1) }
         StartupTrace.mark("SDL_Init")
         guard initialised else {
-            Log.error(Diagnostics.noDisplayMessage(step: "SDL_Init(video)"))
+            Log.error(Diagnostics.noDisplayMessage(step: "SDL_Init(video)", videoDriver: env.videoDriver))
             return nil
         }
         return drmStart
@@ -95,12 +97,12 @@ public enum SDLHost {
     /// driver when nothing else works, and a kiosk nobody can see is a failure unless that
     /// driver was asked for by name (nil, one line printed). Straight on KMS/DRM the text
     /// console shares the screen: its VT goes to graphics mode (no cursor, no kernel messages
-    /// over the page) until the kiosk ends, crash included.
-    private static func visibleDriver(drm: DrmDevice?) -> String? {
+    /// over the page) until the kiosk ends, crash included. `asked`: `SDL_VIDEODRIVER`.
+    private static func visibleDriver(drm: DrmDevice?, asked: String?) -> String? {
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
-        if drm == nil, getenv("SDL_VIDEODRIVER") == nil, ["offscreen", "dummy", "evdev"].contains(driver.lowercased()) {
+        if drm == nil, asked == nil, ["offscreen", "dummy", "evdev"].contains(driver.lowercased()) {
             Log.error(Diagnostics.noDisplayMessage(
-                step: "SDL_Init(video)", reason: "no display found (SDL fell back to its invisible \"\(driver)\" driver)"))
+                step: "SDL_Init(video)", videoDriver: asked, reason: "no display found (SDL fell back to its invisible \"\(driver)\" driver)"))
             return nil
         }
         if driver.lowercased() == "kmsdrm" || drm != nil, let line = VirtualConsole.warning(VirtualConsole.enterGraphics()) {

@@ -38,7 +38,7 @@ final class KioskWindow {
         self.drm = drm
         guard let window = Self.createWindow(options, drm: drm) else { return nil }
         StartupTrace.mark("window")
-        guard let made = PresenterFactory.make(window: window, drm: drm) else {
+        guard let made = PresenterFactory.make(window: window, drm: drm, env: options.environment) else {
             SDL_DestroyWindow(window)
             return nil
         }
@@ -77,7 +77,7 @@ final class KioskWindow {
             }
         }
         guard let window = SDL_CreateWindow(options.titleBase, x, y, width, height, flags) else {
-            Log.error(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow"))
+            Log.error(Diagnostics.noDisplayMessage(step: "SDL_CreateWindow", videoDriver: options.environment.videoDriver))
             return nil
         }
         return window

@@ -1,8 +1,6 @@
 import CSDL2
-#if canImport(Glibc)
-import Glibc
+import KioskSupport
 import Log
-#endif
 
 /// Which presenter a new window gets: our own KMS/DRM one on a card opened before SDL
 /// (`DrmStart`), else the SDL display's (`PresenterKind.order`: DARKMODE_KIOSK_PRESENT, else
@@ -10,21 +8,20 @@ import Log
 enum PresenterFactory {
     /// The presenter, and the same object typed when it is ours on `drm` (for the seat); nil
     /// with one message printed when none can be made.
-    static func make(window: OpaquePointer, drm: DrmDevice?) -> (presenter: FramePresenter, drm: DrmPresenter?)? {
+    static func make(window: OpaquePointer, drm: DrmDevice?, env: HostEnvironment) -> (presenter: FramePresenter, drm: DrmPresenter?)? {
         if let drm {
             guard let presenter = DrmPresenter(card: drm, flipOrder: drm.flipOrder) else { return nil }
             return (presenter, presenter)
         }
-        return sdlPresenter(window).map { ($0, nil) }
+        return sdlPresenter(window, env: env).map { ($0, nil) }
     }
 
-    /// The presenter on SDL's display: DARKMODE_KIOSK_PRESENT, else the first that works for
-    /// this driver; nil with one message printed.
-    private static func sdlPresenter(_ window: OpaquePointer) -> FramePresenter? {
+    /// The presenter on SDL's display: DARKMODE_KIOSK_PRESENT (`env.present`), else the first
+    /// that works for this driver; nil with one message printed.
+    private static func sdlPresenter(_ window: OpaquePointer, env: HostEnvironment) -> FramePresenter? {
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
-        let choice = PresenterKind.order(request: getenv("DARKMODE_KIOSK_PRESENT").map { String(cString: $0) }, driver: driver)
-        if let warning = choice.warning { Log.warning(warning) }
-        for kind in choice.kinds {
+        let kinds = PresenterKind.order(request: env.present, driver: driver)
+        for kind in kinds {
             let made: FramePresenter?
             switch kind {
             case .surface: made = SurfacePresenter(window: window)
@@ -34,7 +31,7 @@ enum PresenterFactory {
             }
             if let made { return made }
         }
-        Log.error(Diagnostics.noDisplayMessage(step: choice.kinds.map(\.step).joined(separator: ", ")))
+        Log.error(Diagnostics.noDisplayMessage(step: kinds.map(\.step).joined(separator: ", "), videoDriver: env.videoDriver))
         return nil
     }
 }

@@ -51,9 +51,8 @@ final class LogindSeat: Seat {
     deinit { close() }
 
     /// Our logind session with control taken, or nil (no system bus, no session, control
-    /// refused: the caller opens the card itself). `DARKMODE_KIOSK_LOGIND=0` skips logind.
+    /// refused: the caller opens the card itself). (`DARKMODE_KIOSK_LOGIND=0` skips it: `DrmStart`.)
     static func connect() -> LogindSeat? {
-        if let v = getenv("DARKMODE_KIOSK_LOGIND"), String(cString: v) == "0" { return nil }
         guard case .success(let bus) = BusConnection.open(.system) else { return nil }
         let manager = BusTarget(logind, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSessionByPID")
         let session = try? bus.call(manager, timeoutUSec: callTimeoutUSec, args: { $0.uint32(UInt32(getpid())) },

@@ -24,7 +24,8 @@ enum BenchSaveScenario {
         }
         let store = PreferencesStore(path: path)
         _ = store.load()
-        let delay = PreferencesSaver.injectedFsyncDelay(processEnvironmentForBench())
+        // The same parse as `run`'s (`HostEnvironment`).
+        let delay = HostEnvironment.parse(processEnvironmentForBench()).fsyncDelaySeconds
         let saver = PreferencesSaver(store: store, fsyncDelay: delay, log: { Log.warning("bench: \($0)") })
         var commits = 0
         var last: AppearancePreference?

@@ -4,7 +4,9 @@ import KioskEngine
 import KioskSupport
 
 /// The settings `darkmode-kiosk run` actually uses: the config file with the command-line
-/// flags laid over it (flags win). Boolean flags can only switch a feature on.
+/// flags laid over it (flags win; boolean flags can only switch a feature on), and the
+/// environment: the XDG default of the preferences path (after the flag and the config) and
+/// every variable the host reads (`host`, parsed here once; a bad value: its default and a warning).
 public struct RunSettings: Equatable, Sendable {
     public var windowed: Bool
     /// Window size (windowed) or requested mode; nil for the screen's/host's default.
@@ -35,9 +37,13 @@ public struct RunSettings: Equatable, Sendable {
     public var background = KioskConfig.Page.Background()
     /// Config `input.calibration` (KMS/DRM touch and absolute pointers); nil: none.
     public var calibration: CalibrationMatrix? = nil
+    /// What the environment asks of the host and the run (`HostEnvironment`: the table in
+    /// docs/kiosk-operation.md).
+    public var host = HostEnvironment()
 
-    /// Lays `flags` over `config`. `environment` supplies XDG_CONFIG_HOME/HOME for the
-    /// default preferences path.
+    /// Lays `flags` over `config`, with `environment`: XDG_CONFIG_HOME/HOME for the default
+    /// preferences path, and the host's variables (`HostEnvironment.parse`; a value it cannot
+    /// use: the default, and a line in `host.warnings`).
     public static func merge(config: KioskConfig, flags: RunOptions, environment: [String: String],
                              passwdHome: () -> String? = PreferencesLocation.passwdHome) -> RunSettings {
         RunSettings(
@@ -58,7 +64,8 @@ public struct RunSettings: Equatable, Sendable {
             language: flags.language ?? config.language,
             colorsPath: config.colors,
             background: config.page.background,
-            calibration: config.input.calibration)
+            calibration: config.input.calibration,
+            host: HostEnvironment.parse(environment))
     }
 
     /// The app's start options for a page of `pixelWidth × pixelHeight` (already rotated) at

@@ -43,12 +43,6 @@ public final class PreferencesSaver: @unchecked Sendable {
     private let store: PreferencesStore
     public let fsyncDelay: Double
 
-    /// The delay asked for by `DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS` (seconds; 0 when unset or bad).
-    public static func injectedFsyncDelay(_ environment: [String: String]) -> Double {
-        guard let v = environment["DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS"], let ms = Double(v), ms.isFinite, ms > 0 else { return 0 }
-        return min(ms, 10_000) / 1000
-    }
-
     /// The save's failure, as the writer keeps it: the store's reason.
     struct SaveFailure: Error, CustomStringConvertible {
         var description: String

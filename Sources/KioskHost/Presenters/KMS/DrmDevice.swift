@@ -80,21 +80,21 @@ final class DrmDevice: KMSCard {
 
     deinit { close() }
 
-    /// The card paths to try: `DARKMODE_KIOSK_DRM_DEVICE`, else /dev/dri/card0…card15 that exist.
-    static func candidatePaths() -> [String] {
-        if let p = getenv("DARKMODE_KIOSK_DRM_DEVICE"), p.pointee != 0 { return [String(cString: p)] }
+    /// The card paths to try: `device` (`DARKMODE_KIOSK_DRM_DEVICE`), else /dev/dri/card0…card15 that exist.
+    static func candidatePaths(device: String?) -> [String] {
+        if let device { return [device] }
         return (0..<16).map { "/dev/dri/card\($0)" }.filter { Glibc.access($0, F_OK) == 0 }
     }
 
     /// Opens the first card with a connected display and takes DRM master: from `logind`'s
     /// session when it gives the card, else directly. The error names every card tried and why
-    /// it was not used.
-    static func open(logind: LogindSeat?) -> Result<DrmDevice, OpenError> {
-        let paths = candidatePaths()
+    /// it was not used. `env`: the card, format and flip method asked for.
+    static func open(logind: LogindSeat?, env: HostEnvironment) -> Result<DrmDevice, OpenError> {
+        let paths = candidatePaths(device: env.drmDevice)
         guard !paths.isEmpty else { return .failure(OpenError(message: "no DRM card (/dev/dri/card*)")) }
         var reasons: [String] = []
         for path in paths {
-            switch openCard(path, logind: logind) {
+            switch openCard(path, logind: logind, env: env) {
             case .success(let d): return .success(d)
             case .failure(let e): reasons.append("\(path): \(e.message)")
             }
@@ -104,7 +104,7 @@ final class DrmDevice: KMSCard {
 
     private static func errnoText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
-    private static func openCard(_ path: String, logind: LogindSeat?) -> Result<DrmDevice, OpenError> {
+    private static func openCard(_ path: String, logind: LogindSeat?, env: HostEnvironment) -> Result<DrmDevice, OpenError> {
         var access = CardAccess.direct
         var fd: Int32 = -1
         if let logind, let taken = logind.takeDevice(path: path) {
@@ -118,7 +118,7 @@ final class DrmDevice: KMSCard {
                 return .failure(OpenError(message: "cannot open: \(errnoText(e))\(hint)"))
             }
         }
-        switch pipeline(fd: fd) {
+        switch pipeline(fd: fd, env: env) {
         case .success(let p):
             return .success(DrmDevice(fd: fd, path: path, pipeline: p, access: access))
         case .failure(let e):
@@ -128,7 +128,7 @@ final class DrmDevice: KMSCard {
     }
 
     /// Master, dumb buffers and the first connected connector's pipeline on the card at `fd`.
-    private static func pipeline(fd: Int32) -> Result<Pipeline, OpenError> {
+    private static func pipeline(fd: Int32, env: HostEnvironment) -> Result<Pipeline, OpenError> {
         if drmIsMaster(fd) == 0, drmSetMaster(fd) != 0 {
             return .failure(OpenError(message: "cannot become DRM master (\(errnoText())): another program drives this display (a compositor, a display manager, another kiosk)"))
         }
@@ -146,14 +146,15 @@ final class DrmDevice: KMSCard {
         for c in 0..<Int(r.count_connectors) {
             guard let conn = drmModeGetConnector(fd, r.connectors[c]) else { continue }
             defer { drmModeFreeConnector(conn) }
-            if let found = pipeline(fd: fd, connector: conn.pointee, crtcs: crtcs) { return found }
+            if let found = pipeline(fd: fd, connector: conn.pointee, crtcs: crtcs, env: env) { return found }
         }
         return .failure(OpenError(message: "no connected display with a mode and a free CRTC"))
     }
 
     /// The pipeline through connector `k`: nil when it has no display, mode or CRTC (the next
     /// connector is tried); a failure when its plane takes none of our formats.
-    private static func pipeline(fd: Int32, connector k: drmModeConnector, crtcs: [UInt32]) -> Result<Pipeline, OpenError>? {
+    private static func pipeline(fd: Int32, connector k: drmModeConnector, crtcs: [UInt32],
+                                 env: HostEnvironment) -> Result<Pipeline, OpenError>? {
         guard k.connection == DRM_MODE_CONNECTED, k.count_modes > 0 else { return nil }
         let modes = (0..<Int(k.count_modes)).map { k.modes[$0] }
         guard let m = DrmRules.pickMode(modes.map {
@@ -162,7 +163,7 @@ final class DrmDevice: KMSCard {
         guard let crtcIndex = pickCRTC(fd: fd, connector: k, crtcs: crtcs) else { return nil }
         let crtcID = crtcs[crtcIndex]
         let primary = primaryPlane(fd: fd, crtcIndex: crtcIndex)
-        let (format, warning) = DrmRules.pickFormat(request: getenv("DARKMODE_KIOSK_DRM_FORMAT").map { String(cString: $0) },
+        let (format, warning) = DrmRules.pickFormat(request: env.drmFormat,
                                                     planeFormats: primary?.formats)
         if let warning { Log.warning(warning) }
         guard let format else { return .failure(OpenError(message: "the display's plane takes neither XRGB8888 nor RGB565")) }
@@ -174,7 +175,7 @@ final class DrmDevice: KMSCard {
             }
         }
         let vblank = hasVBlank(fd: fd, crtcID: crtcID)
-        let order = DrmRules.flipOrder(request: getenv("DARKMODE_KIOSK_DRM_FLIP").map { String(cString: $0) },
+        let order = DrmRules.flipOrder(request: env.drmFlip,
                                        atomicAvailable: plane != nil, hasVBlank: vblank)
         return .success(Pipeline(connectorID: k.connector_id, crtcID: crtcID, mode: modes[m],
                                  dpi: DrmRules.dpi(pixels: Int(modes[m].hdisplay), millimetres: Int(k.mmWidth)),

@@ -1,3 +1,4 @@
+import KioskSupport
 import Raster
 
 /// The framebuffer presenter's choices, pure (tested without a display): whether to drive the
@@ -5,15 +6,14 @@ import Raster
 public enum DrmRules {
     /// Whether to open a DRM device for our own presenter before SDL starts (then SDL runs its
     /// invisible `evdev` video driver: input and events only, the display is ours). Asked for
-    /// by `DARKMODE_KIOSK_PRESENT=drm`; automatic when SDL would run its kmsdrm driver: asked for
+    /// by `DARKMODE_KIOSK_PRESENT=drm` (`present`: nil when automatic); automatic when SDL would run its kmsdrm driver: asked for
     /// by `SDL_VIDEODRIVER=kmsdrm`, or nothing named and no X server or Wayland compositor to
     /// talk to while a DRM card exists. `required`: a failure to open ends the start (asked by
     /// name); otherwise it falls back to SDL's own kmsdrm driver and the GL texture presenter.
-    public static func route(present: String?, videoDriver: String?, hasDisplay: Bool, hasWayland: Bool,
+    public static func route(present: PresenterKind?, videoDriver: String?, hasDisplay: Bool, hasWayland: Bool,
                              hasCard: Bool) -> (tryDRM: Bool, required: Bool) {
-        let asked = (present ?? "").lowercased().filter { !$0.isWhitespace }
-        if asked == "drm" { return (true, true) }
-        if !(asked.isEmpty || asked == "auto") { return (false, false) }
+        if present == .drm { return (true, true) }
+        if present != nil { return (false, false) }
         let driver = (videoDriver ?? "").lowercased().filter { !$0.isWhitespace }
         if driver == "kmsdrm" { return (true, false) }
         if driver.isEmpty, !hasDisplay, !hasWayland, hasCard { return (true, false) }
@@ -31,46 +31,25 @@ public enum DrmRules {
         }
     }
 
-    /// The pixel format: `DARKMODE_KIOSK_DRM_FORMAT` (xrgb8888 or rgb565) when the plane takes
-    /// it, else XRGB8888 when the plane takes it, else RGB565 when it does. `planeFormats` nil:
-    /// unknown (no plane list), XRGB8888 assumed (every KMS driver's legacy default). A request
-    /// the plane does not take gives a warning.
-    public static func pickFormat(request: String?, planeFormats: [ScanoutFormat]?) -> (format: ScanoutFormat?, warning: String?) {
+    /// The pixel format: `DARKMODE_KIOSK_DRM_FORMAT` (`request`) when the plane takes it, else
+    /// XRGB8888 when the plane takes it, else RGB565 when it does. `planeFormats` nil: unknown
+    /// (no plane list), XRGB8888 assumed (every KMS driver's legacy default). A request the
+    /// plane does not take gives a warning.
+    public static func pickFormat(request: ScanoutFormat?, planeFormats: [ScanoutFormat]?) -> (format: ScanoutFormat?, warning: String?) {
         let available = planeFormats ?? [.xrgb8888]
         var warning: String?
-        if let request, !request.isEmpty {
-            if let asked = ScanoutFormat(rawValue: request.lowercased()) {
-                if available.contains(asked) { return (asked, nil) }
-                warning = "DARKMODE_KIOSK_DRM_FORMAT=\(request): the display's plane does not take \(asked.name); using what it takes"
-            } else {
-                warning = "DARKMODE_KIOSK_DRM_FORMAT=\"\(request)\" is not one of xrgb8888, rgb565; using what the display takes"
-            }
+        if let request {
+            if available.contains(request) { return (request, nil) }
+            warning = "DARKMODE_KIOSK_DRM_FORMAT=\(request.rawValue): the display's plane does not take \(request.name); using what it takes"
         }
         for f in [ScanoutFormat.xrgb8888, .rgb565] where available.contains(f) { return (f, warning) }
         return (nil, warning)
     }
 
-    /// How a frame reaches the screen, best first.
-    public enum FlipMethod: String, Sendable, CaseIterable {
-        /// An atomic commit of the plane's framebuffer with `FB_DAMAGE_CLIPS`, on vblank.
-        case atomic
-        /// `drmModePageFlip`, on vblank; its event arrives on the DRM fd.
-        case legacy
-        /// One buffer drawn in place, `DRM_IOCTL_MODE_DIRTYFB` with the changed rectangles
-        /// (panels without vblank).
-        case dirty
+    /// How a frame reaches the screen, best first (`DARKMODE_KIOSK_DRM_FLIP` names one).
+    public typealias FlipMethod = KioskSupport.FlipMethod
 
-        /// What the log calls it.
-        public var summary: String {
-            switch self {
-            case .atomic: return "atomic flip with damage clips"
-            case .legacy: return "page flip"
-            case .dirty: return "drawn in place + DIRTYFB"
-            }
-        }
-    }
-
-    /// The methods to try in order: `DARKMODE_KIOSK_DRM_FLIP` names one to start from (a test
+    /// The methods to try in order: `DARKMODE_KIOSK_DRM_FLIP` (`request`) names one to start from (a test
     /// may force the fallbacks), else atomic when the driver granted the atomic capability and
     /// the plane's properties were found. A method that fails moves to the next.
     ///
@@ -79,9 +58,9 @@ public enum DrmRules {
     /// out whenever it likes, so flipping buys no tear-free frame there — it only makes the
     /// kernel swap buffers (and, with little video memory, move them) every frame. Such a
     /// display is drawn in place unless a flip is asked for by name.
-    public static func flipOrder(request: String?, atomicAvailable: Bool, hasVBlank: Bool = true) -> [FlipMethod] {
+    public static func flipOrder(request: FlipMethod?, atomicAvailable: Bool, hasVBlank: Bool = true) -> [FlipMethod] {
         let all: [FlipMethod] = atomicAvailable ? [.atomic, .legacy, .dirty] : [.legacy, .dirty]
-        if let request, let asked = FlipMethod(rawValue: request.lowercased()), let i = all.firstIndex(of: asked) {
+        if let request, let i = all.firstIndex(of: request) {
             return Array(all[i...])
         }
         return hasVBlank ? all : [.dirty]

@@ -1,5 +1,6 @@
 import Log
 import CSDL2
+import KioskSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,15 +14,14 @@ import Glibc
 enum DrmStart {
     /// The card to present on (nil: SDL's own display), or `fatal` when
     /// `DARKMODE_KIOSK_PRESENT=drm` asked for it and it cannot be had (one message printed).
-    static func begin() -> (device: DrmDevice?, fatal: Bool) {
-        func env(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
-        let route = DrmRules.route(present: env("DARKMODE_KIOSK_PRESENT"), videoDriver: env("SDL_VIDEODRIVER"),
-                                   hasDisplay: !(env("DISPLAY") ?? "").isEmpty,
-                                   hasWayland: !(env("WAYLAND_DISPLAY") ?? "").isEmpty,
-                                   hasCard: !DrmDevice.candidatePaths().isEmpty)
+    /// Logind is skipped with `DARKMODE_KIOSK_LOGIND=0` (`env.logind`).
+    static func begin(_ env: HostEnvironment) -> (device: DrmDevice?, fatal: Bool) {
+        let route = DrmRules.route(present: env.present, videoDriver: env.videoDriver,
+                                   hasDisplay: env.hasX11Display, hasWayland: env.hasWaylandDisplay,
+                                   hasCard: !DrmDevice.candidatePaths(device: env.drmDevice).isEmpty)
         guard route.tryDRM else { return (nil, false) }
-        let logind = LogindSeat.connect()
-        switch DrmDevice.open(logind: logind) {
+        let logind = env.logind ? LogindSeat.connect() : nil
+        switch DrmDevice.open(logind: logind, env: env) {
         case .success(let device):
             if case .direct = device.access { logind?.close() }
             SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "evdev", SDL_HINT_OVERRIDE)
