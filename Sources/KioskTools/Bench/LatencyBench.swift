@@ -105,112 +105,14 @@ public struct LatencyBench {
         app.incremental = !runner.fullRedraw
         let helpers = HelperLanes(helpers: runner.lanes - 1)
         if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
-        let presented = Pixmap(width: runner.size.width, height: runner.size.height)
-        let events = script(toggle: app.toggleFrame)
         var rng = SeededRandom(seed: seed &+ 7)
-        let phase = rng.uniform(0...period)
-        func vblank(after t: Double) -> Double {
-            let k = ((t - phase) / period).rounded(.down) + 1
-            var v = phase + k * period
-            if v <= t { v += period }
-            return v
-        }
-        var pacer = FramePacer(refreshRate: 60, vsync: display == .vblank)
-        var scheduler = FrameScheduler(period: period)
-        var ledger = LatencyLedger()
-        var samples: [Sample] = []
-        var t = 0.0, next = 0, pressed = false, frames = 0, nothingShown = false
-        var queued: Double?          // the vblank the queued flip shows at
-        var lastPresentStart: Double?
+        var simulation = LatencySimulation(
+            app: app, size: runner.size, events: script(toggle: app.toggleFrame),
+            display: display, policy: policy, period: period, phase: rng.uniform(0...period))
         // Warm the renderer (first frames build caches) off the clock.
         for i in 0..<10 { _ = app.renderFrame(at: -1 + Double(i) * period) }
-
-        func deliver(upTo s: Double) {
-            while next < events.count, events[next].event.time <= s {
-                let (event, kind) = events[next]
-                next += 1
-                VirtualClockDriver.deliver(event, to: app)
-                if case .pointer(_, let phase, _, _, _, _, _) = event { pressed = phase != .up }
-                if let kind { ledger.input(kind, at: event.time, stamp: .simulated) }
-            }
-        }
-        func flipDone(by now: Double) {
-            if let q = queued, q <= now { scheduler.vblank(at: q); queued = nil }
-        }
-
-        while t < seconds {
-            flipDone(by: t)
-            let busy = app.needsFrames || pressed
-            let nextInput = next < events.count ? events[next].event.time : Double.infinity
-            if !busy {
-                // Idle: the loop blocks until an input wakes it.
-                pacer.reset()
-                lastPresentStart = nil
-                guard nextInput.isFinite else { break }
-                t = max(t, nextInput)
-                flipDone(by: t)
-            } else {
-                switch (policy, display) {
-                case (.eager, _):
-                    // SDL_Delay(whole ms), not interrupted by input.
-                    let wait = pacer.delay(at: t)
-                    if wait >= 0.001 { t += (wait * 1000).rounded(.down) / 1000 }
-                case (.scheduled, .inPlace):
-                    // The pacer's sleep ends early for an input, and after a frame that showed
-                    // nothing of an input yet, the next look comes a retry later.
-                    var wait = pacer.delay(at: t)
-                    if nothingShown && ledger.hasPending { wait = min(wait, FrameScheduler.retry) }
-                    t = max(t, min(t + wait, nextInput))
-                case (.scheduled, .vblank):
-                    var s = scheduler.start(now: t, inputWaiting: ledger.hasPending)
-                    if nothingShown && ledger.hasPending { s = max(s, t + FrameScheduler.retry) }
-                    if nextInput < s {
-                        s = min(s, scheduler.start(now: max(t, nextInput), inputWaiting: true))
-                    }
-                    t = max(t, s)
-                    flipDone(by: t)
-                }
-            }
-            // The events are handled (timed: the frame begins after them, as in the host's loop).
-            let d0 = MonotonicClock.seconds()
-            deliver(upTo: t)
-            t += MonotonicClock.seconds() - d0
-            // A frame: render (real, timed), then present on the simulated display.
-            let begin = t
-            pacer.frameBegan(at: begin)
-            ledger.frameBegan()
-            let w0 = MonotonicClock.seconds(), c0 = Clock.processCPU()
-            let dirty = app.renderFrame(at: begin, present: { presented.presentCopy($0, from: app.frame) })
-            // The render's time on a core of its own: the wall time, unless other processes took the
-            // core meanwhile (then the CPU time of our threads is the smaller, and closer).
-            let r = min(MonotonicClock.seconds() - w0, Clock.processCPU() - c0)
-            t += r
-            nothingShown = dirty.isEmpty
-            guard !dirty.isEmpty else {
-                ledger.frameDropped()
-                continue
-            }
-            frames += 1
-            scheduler.rendered(seconds: r)
-            let shown: Double
-            switch display {
-            case .vblank:
-                // The present waits for the flip still queued, then queues this one.
-                if let q = queued { t = max(t, q); flipDone(by: t) }
-                shown = vblank(after: t)
-                queued = shown
-                scheduler.flipQueued(at: t)
-            case .inPlace:
-                shown = t
-            }
-            pacer.framePresented(interval: lastPresentStart.map { begin - $0 })
-            lastPresentStart = begin
-            for s in ledger.framePresented(at: shown, stamp: .simulated) {
-                let floor = display == .vblank ? vblank(after: s.inputAt + r) - s.inputAt : r
-                samples.append(Sample(kind: s.kind, ms: s.seconds * 1000, floorMs: floor * 1000, renderMs: r * 1000))
-            }
-        }
-        return Result(display: display, policy: policy, samples: samples, frames: frames)
+        while simulation.t < seconds, simulation.waitForFrame() { simulation.frame() }
+        return Result(display: display, policy: policy, samples: simulation.samples, frames: simulation.frames)
     }
 
     /// The table: per display, policy and kind, the latency's and the floor's percentiles and
