@@ -55,12 +55,40 @@ struct AgedAgainstFresh {
     /// aged app's gestures (as a focus loss would) and lets it settle first.
     func run(aged: KioskApp, from time: Double) -> Result {
         var result = Result()
+        let fresh: KioskApp, start: Double
+        switch pair(aged, from: time) {
+        case .failure(let problem):
+            result.setupProblem = problem.text
+            return result
+        case .success(let p): (fresh, start) = p
+        }
+        func driver(_ app: KioskApp) -> VirtualClockDriver {
+            let f = app.layout.togglePixelFrame
+            let input = RandomInteraction(seed: seed, toggle: f, pageWidth: Double(app.frame.width),
+                                          pageHeight: Double(app.frame.height), start: start)
+            return VirtualClockDriver(app: app, input: input, origin: start)
+        }
+        let drivers = [driver(aged), driver(fresh)]
+        // Warm-up. The fresh app's first frame repaints what its jump from the ambient origin
+        // to `start` changed; from the second on both draw from the same state.
+        for k in 0..<warmUpFrames {
+            let a = drivers[0].step(), f = drivers[1].step()
+            if k > 0 { result.framesCompared += 1; if a.dirty != f.dirty { result.dirtyMismatches += 1 } }
+        }
+        timeBlocks(drivers, into: &result)
+        result.differingPixels = Self.differingPixels(aged.frame, fresh.frame)
+        return result
+    }
+
+    struct SetupProblem: Error { var text: String }
+
+    /// The aged app settled, and a fresh app in its state; the time both go on from.
+    private func pair(_ aged: KioskApp, from time: Double) -> Swift.Result<(KioskApp, Double), SetupProblem> {
         aged.cancelPointers(at: time)
         let settle = VirtualClockDriver(app: aged, input: TraceScript([]), origin: time)
         repeat { settle.step() } while !aged.isSettled(at: settle.lastFrameTime) && settle.framesStepped < settleLimitFrames
         guard aged.isSettled(at: settle.lastFrameTime) else {
-            result.setupProblem = "the aged app did not come to rest within \(settleLimitFrames) frames"
-            return result
+            return .failure(SetupProblem(text: "the aged app did not come to rest within \(settleLimitFrames) frames"))
         }
         let start = settle.time(ofFrame: settle.nextFrame)
         let fresh = Self.fresh(like: aged)
@@ -70,25 +98,15 @@ struct AgedAgainstFresh {
                            ("ambient origin", fresh.ambientStart == aged.ambientStart),
                            ("rest", fresh.isSettled(at: start))].filter { !$0.1 }.map(\.0)
         guard differences.isEmpty else {
-            result.setupProblem = "a fresh app could not be put in the aged app's state (\(differences.joined(separator: ", ")))"
-            return result
+            return .failure(SetupProblem(
+                text: "a fresh app could not be put in the aged app's state (\(differences.joined(separator: ", ")))"))
         }
+        return .success((fresh, start))
+    }
 
-        func driver(_ app: KioskApp) -> VirtualClockDriver {
-            let f = app.layout.togglePixelFrame
-            let input = RandomInteraction(seed: seed, toggle: f, pageWidth: Double(app.frame.width),
-                                          pageHeight: Double(app.frame.height), start: start)
-            return VirtualClockDriver(app: app, input: input, origin: start)
-        }
-        let drivers = [driver(aged), driver(fresh)]
-
-        // Warm-up. The fresh app's first frame repaints what its jump from the ambient origin
-        // to `start` changed; from the second on both draw from the same state.
-        for k in 0..<warmUpFrames {
-            let a = drivers[0].step(), f = drivers[1].step()
-            if k > 0 { result.framesCompared += 1; if a.dirty != f.dirty { result.dirtyMismatches += 1 } }
-        }
-
+    /// The timed block pairs: the same frames by the aged app (`drivers[0]`) and the fresh one,
+    /// each block's medians set against each other, the dirty rectangles compared.
+    private func timeBlocks(_ drivers: [VirtualClockDriver], into result: inout Result) {
         let n = blockFrames
         var cpu = [[Double]](repeating: [Double](repeating: 0, count: n), count: 2), wall = cpu
         var allCPU: [[Double]] = [[], []]
@@ -121,8 +139,6 @@ struct AgedAgainstFresh {
         result.wallRatio = median(wallRatios) ?? 0
         result.agedCPUMedianMs = median(allCPU[0]) ?? 0
         result.freshCPUMedianMs = median(allCPU[1]) ?? 0
-        result.differingPixels = Self.differingPixels(aged.frame, fresh.frame)
-        return result
     }
 
     /// A new app with the aged app's options, preference, system input, focus and ambient

@@ -94,49 +94,19 @@ public struct SoakRunner {
         let input = RandomInteraction(seed: seed, toggle: app.layout.togglePixelFrame,
                                       pageWidth: Double(size.width), pageHeight: Double(size.height), maxIdle: maxIdle)
         let driver = VirtualClockDriver(app: app, input: input)
-        let total = frameCount, warm = warmUpFrames, window = windowFrames
-        // Windows of the two ends, not overlapping (at least one window each on a short run).
-        let perEnd = max(1, min(Self.windowsPerEnd, (total - warm) / (2 * window)))
-        let firstStart = warm, lastStart = total - perEnd * window
-        var cpu = [Double](repeating: 0, count: window), wall = [Double](repeating: 0, count: window)
-        // Each window's medians, per end.
-        var firstCPU = [Double](repeating: 0, count: perEnd), lastCPU = [Double](repeating: 0, count: perEnd)
-        var firstWall = [Double](repeating: 0, count: perEnd), lastWall = [Double](repeating: 0, count: perEnd)
+        let total = frameCount, warm = warmUpFrames
+        var windows = EndWindows(total: total, warmUp: warm, window: windowFrames, perEnd: Self.windowsPerEnd)
         var report = SoakReport(frames: total, simulatedSeconds: Double(total) * Self.frameInterval, seed: seed,
                                 width: size.width, height: size.height)
-        driver.onEvent = { d in
-            report.events += 1
-            // The engine's count catches a second commit the return value could not carry.
-            if d.engineCommits > 1 { report.multipleCommitsPerEvent += 1 }
-            if let last = d.output.map({ _ in app.isDarkMode }) {
-                if last == (report.lastCommit ?? false) { report.nonAlternatingCommits += 1 }
-                report.lastCommit = last
-                report.commits += 1
-            }
-        }
+        driver.onEvent = { d in report.count(d, isDarkMode: app.isDarkMode) }
         let bounds = app.frame.bounds
         let wallStart = MonotonicClock.seconds()
         for i in 0..<total {
             let w0 = MonotonicClock.seconds(), c0 = Clock.threadCPU()
             let frame = driver.step()
             let c1 = Clock.threadCPU(), w1 = MonotonicClock.seconds()
-            let dirty = frame.dirty
-            let state = app.visualState(at: frame.time)
-            if !(0...1).contains(state.appearance) || !state.position.isFinite { report.badVisualStates += 1 }
-            report.maxPositionOvershoot = max(report.maxPositionOvershoot, -state.position, state.position - 1)
-            if dirty.contains(where: { !bounds.contains($0) }) { report.dirtyOutsidePage += 1 }
-            report.pixelsDrawn += dirty.reduce(0) { $0 + $1.area }
-
-            let start = i >= lastStart ? lastStart : i >= firstStart && i < firstStart + perEnd * window ? firstStart : nil
-            if let start {
-                let k = (i - start) / window, slot = (i - start) % window
-                cpu[slot] = (c1 - c0) * 1000
-                wall[slot] = (w1 - w0) * 1000
-                if slot == window - 1 {
-                    let c = Self.medianInPlace(&cpu), w = Self.medianInPlace(&wall)
-                    if start == lastStart { lastCPU[k] = c; lastWall[k] = w } else { firstCPU[k] = c; firstWall[k] = w }
-                }
-            }
+            report.check(frame.dirty, state: app.visualState(at: frame.time), page: bounds)
+            windows.record(frame: i, cpuMs: (c1 - c0) * 1000, wallMs: (w1 - w0) * 1000)
             if i == warm - 1 {
                 report.rssAfterWarmUpKB = ProcessMemory.residentKB() ?? 0
                 report.rssPeakKB = report.rssAfterWarmUpKB
@@ -151,24 +121,84 @@ public struct SoakRunner {
         report.wallSeconds = MonotonicClock.seconds() - wallStart
         report.isDarkMode = app.isDarkMode
         report.engineCommitCount = app.commitCount
-        report.firstCPUMedianMs = firstCPU.min() ?? 0
-        report.lastCPUMedianMs = lastCPU.min() ?? 0
-        report.firstWallMedianMs = firstWall.min() ?? 0
-        report.lastWallMedianMs = lastWall.min() ?? 0
-        report.windowsPerEnd = perEnd
+        report.firstCPUMedianMs = windows.firstCPU.min() ?? 0
+        report.lastCPUMedianMs = windows.lastCPU.min() ?? 0
+        report.firstWallMedianMs = windows.firstWall.min() ?? 0
+        report.lastWallMedianMs = windows.lastWall.min() ?? 0
+        report.windowsPerEnd = windows.perEnd
         // The drift check, after the memory samples (the fresh app is not the soak's growth).
-        let drift = AgedAgainstFresh(seed: seed &+ 1, blocks: driftBlocks)
-            .run(aged: app, from: driver.time(ofFrame: driver.nextFrame))
-        report.cpuDriftRatio = drift.cpuRatio
-        report.wallDriftRatio = drift.wallRatio
-        report.agedCPUMedianMs = drift.agedCPUMedianMs
-        report.freshCPUMedianMs = drift.freshCPUMedianMs
-        report.driftBlocks = drift.blocks
-        report.driftFramesCompared = drift.framesCompared
-        report.driftDirtyMismatches = drift.dirtyMismatches
-        report.driftDifferingPixels = drift.differingPixels
-        report.driftSetupProblem = drift.setupProblem
+        report.record(AgedAgainstFresh(seed: seed &+ 1, blocks: driftBlocks)
+            .run(aged: app, from: driver.time(ofFrame: driver.nextFrame)))
         return report
+    }
+
+    /// The frame times of the windows at the two ends of the run, each window reduced to its
+    /// medians as it fills; every buffer is made up front, so recording allocates nothing.
+    struct EndWindows {
+        let window: Int
+        /// Windows per end (at least one each on a short run; the ends never overlap).
+        let perEnd: Int
+        let firstStart: Int
+        let lastStart: Int
+        private var cpu: [Double], wall: [Double]
+        private(set) var firstCPU: [Double], lastCPU: [Double], firstWall: [Double], lastWall: [Double]
+
+        init(total: Int, warmUp: Int, window: Int, perEnd most: Int) {
+            self.window = window
+            perEnd = max(1, min(most, (total - warmUp) / (2 * window)))
+            firstStart = warmUp
+            lastStart = total - perEnd * window
+            cpu = [Double](repeating: 0, count: window)
+            wall = cpu
+            firstCPU = [Double](repeating: 0, count: perEnd)
+            lastCPU = firstCPU
+            firstWall = firstCPU
+            lastWall = firstCPU
+        }
+
+        mutating func record(frame i: Int, cpuMs: Double, wallMs: Double) {
+            let start = i >= lastStart ? lastStart : i >= firstStart && i < firstStart + perEnd * window ? firstStart : nil
+            guard let start else { return }
+            let k = (i - start) / window, slot = (i - start) % window
+            cpu[slot] = cpuMs
+            wall[slot] = wallMs
+            guard slot == window - 1 else { return }
+            let c = SoakRunner.medianInPlace(&cpu), w = SoakRunner.medianInPlace(&wall)
+            if start == lastStart { lastCPU[k] = c; lastWall[k] = w } else { firstCPU[k] = c; firstWall[k] = w }
+        }
+    }
+}
+
+extension SoakReport {
+    /// One delivered event's commits: at most one each, alternating.
+    mutating func count(_ d: VirtualClockDriver.Delivery, isDarkMode: Bool) {
+        events += 1
+        // The engine's count catches a second commit the return value could not carry.
+        if d.engineCommits > 1 { multipleCommitsPerEvent += 1 }
+        guard d.output != nil else { return }
+        if isDarkMode == (lastCommit ?? false) { nonAlternatingCommits += 1 }
+        lastCommit = isDarkMode
+        commits += 1
+    }
+
+    /// The engine's invariants at one frame.
+    mutating func check(_ dirty: [IntRect], state: ToggleVisualState, page: IntRect) {
+        if !(0...1).contains(state.appearance) || !state.position.isFinite { badVisualStates += 1 }
+        maxPositionOvershoot = max(maxPositionOvershoot, -state.position, state.position - 1)
+        if dirty.contains(where: { !page.contains($0) }) { dirtyOutsidePage += 1 }
+        pixelsDrawn += dirty.reduce(0) { $0 + $1.area }
+    }
+
+    mutating func record(_ drift: AgedAgainstFresh.Result) {
+        cpuDriftRatio = drift.cpuRatio
+        wallDriftRatio = drift.wallRatio
+        agedCPUMedianMs = drift.agedCPUMedianMs
+        freshCPUMedianMs = drift.freshCPUMedianMs
+        driftBlocks = drift.blocks
+        driftFramesCompared = drift.framesCompared
+        driftDirtyMismatches = drift.dirtyMismatches
+        driftDifferingPixels = drift.differingPixels
+        driftSetupProblem = drift.setupProblem
     }
 }
 
