@@ -338,44 +338,15 @@ public final class PreferencesStore {
         if let tooLong = Self.lengthProblem(path) {
             return reportOnce("could not save preferences to \(Self.shortened(path)): \(tooLong); the mode is kept in memory")
         }
-        var created: [String] = []
-        var resolved = folder.resolve()
-        if resolved == .missing {
-            do {
-                try makeFolder(folderPath, created: &created)
-            } catch {
-                removeFolders(created)
-                return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
-            }
-            resolved = folder.resolve()
+        let dfd: Int32, created: [String]
+        switch openFolder() {
+        case .failure(let problem): return reportOnce(problem.text)
+        case .success(let opened): (dfd, created) = opened
         }
-        let dfd: Int32
-        switch resolved {
-        case .open(let d): dfd = d
-        case .refused(let why):
-            removeFolders(created)
-            return reportOnce("not saving preferences to \(path): \(why); the mode is kept in memory")
-        case .missing, .failed:
-            let e: Int32
-            if case .failed(let code) = resolved { e = code } else { e = ENOENT }
-            removeFolders(created)
-            return reportOnce("could not save preferences to \(path): could not open the folder \(folderPath): \(FileIO.errorText(e)); the mode is kept in memory")
-        }
-
-        var object = JSONObject()
-        var note: String?
-        switch examine(dfd) {
-        case .missing: break
-        case .object(let found): object = found.object
-        case .failed(let e):
-            return reportOnce("could not save preferences to \(path): it cannot be examined (\(FileIO.errorText(e))); the mode is kept in memory")
-        case .bad(let what):
-            switch keepAside(dfd) {
-            case .success(let kept):
-                note = "preferences file \(path) \(what) (changed while the kiosk ran); the bad file was kept as \(kept)\(removedNote) and a new file written"
-            case .failure(let reason):
-                return reportOnce("not saving preferences: the file \(path) \(what) and could not be moved aside (\(reason)), so it is not overwritten; the mode is kept in memory")
-            }
+        var object: JSONObject, note: String?
+        switch currentObject(in: dfd) {
+        case .failure(let problem): return reportOnce(problem.text)
+        case .success(let found): (object, note) = found
         }
         for m in ownValues.members { object[m.key] = m.value }
         let bytes = PreferencesDocument(object: object).encoded
@@ -400,6 +371,58 @@ public final class PreferencesStore {
             }
             removeFolders(created)
             return reportOnce("could not save preferences to \(path): \(error); the mode is kept in memory")
+        }
+    }
+
+    /// Why a save stopped before writing: the line to report.
+    struct SaveProblem: Error { var text: String }
+
+    /// The preferences folder, opened (made first when missing, with the folders made listed so
+    /// a failed save removes them again).
+    private func openFolder() -> Result<(Int32, [String]), SaveProblem> {
+        var created: [String] = []
+        var resolved = folder.resolve()
+        if resolved == .missing {
+            do {
+                try makeFolder(folderPath, created: &created)
+            } catch {
+                removeFolders(created)
+                return .failure(SaveProblem(text: "could not save preferences to \(path): \(error); the mode is kept in memory"))
+            }
+            resolved = folder.resolve()
+        }
+        switch resolved {
+        case .open(let d): return .success((d, created))
+        case .refused(let why):
+            removeFolders(created)
+            return .failure(SaveProblem(text: "not saving preferences to \(path): \(why); the mode is kept in memory"))
+        case .missing, .failed:
+            let e: Int32
+            if case .failed(let code) = resolved { e = code } else { e = ENOENT }
+            removeFolders(created)
+            return .failure(SaveProblem(text: "could not save preferences to \(path): could not open the folder \(folderPath): "
+                                        + "\(FileIO.errorText(e)); the mode is kept in memory"))
+        }
+    }
+
+    /// The object the file holds now (empty when there is none), a bad file kept aside first
+    /// with the line that says so.
+    private func currentObject(in dfd: Int32) -> Result<(JSONObject, String?), SaveProblem> {
+        switch examine(dfd) {
+        case .missing: return .success((JSONObject(), nil))
+        case .object(let found): return .success((found.object, nil))
+        case .failed(let e):
+            return .failure(SaveProblem(text: "could not save preferences to \(path): it cannot be examined "
+                                        + "(\(FileIO.errorText(e))); the mode is kept in memory"))
+        case .bad(let what):
+            switch keepAside(dfd) {
+            case .success(let kept):
+                return .success((JSONObject(), "preferences file \(path) \(what) (changed while the kiosk ran); the bad file was kept as "
+                                 + "\(kept)\(removedNote) and a new file written"))
+            case .failure(let reason):
+                return .failure(SaveProblem(text: "not saving preferences: the file \(path) \(what) and could not be moved aside "
+                                            + "(\(reason)), so it is not overwritten; the mode is kept in memory"))
+            }
         }
     }
 
