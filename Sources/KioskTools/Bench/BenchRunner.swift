@@ -301,17 +301,7 @@ public enum BenchCommand {
     public static func run(_ o: BenchOptions, output: (String) -> Void) throws(KioskError) {
         let size = o.size ?? PixelSize(width: 1920, height: 1080)
         let scale = o.scale ?? 2
-        var runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
-        runner.lanes = o.lanes ?? HelperLanes.defaultLanes()
-        // The real page: the config's colours and images, labels typeset as the kiosk does
-        // (English unless the config names a language; never the locale, so runs compare).
-        let page = try ConfiguredPage.load(configPath: o.configPath, language: nil, environment: [:])
-        let text = PageText.make(language: page.language, warn: { Log.warning("bench: " + $0) })
-        runner.page = page
-        runner.strings = text.strings
-        runner.typesetter = text.typesetter
-        output("page: " + (text.typesetter == nil ? "labels estimated, not drawn (no fonts)" : "labels typeset (\(page.language.tag))")
-               + ", background images: " + (page.background.map(PageBackgroundFile.summary) ?? "none"))
+        let (runner, text) = try makeRunner(o, size: size, scale: scale, output: output)
         // The yardstick in slices around the scenarios (40 rounds before each and after the
         // last; its two frames are freed before each scenario starts).
         // The DRM present cost in slices beside them (20 rounds per format each time).
@@ -340,23 +330,11 @@ public enum BenchCommand {
                 throw .runtime("bench --json: \(error)")
             }
         }
-        var latency: [LatencyBench.Result] = []
-        if o.latency {
-            let bench = LatencyBench(runner: runner, seed: o.seed)
-            for display in LatencyBench.Display.allCases {
-                for policy in LatencyBench.Policy.allCases { latency.append(bench.run(display: display, policy: policy)) }
-            }
-            output(LatencyBench.table(latency, period: bench.period))
-        }
+        let latency = o.latency ? runLatency(runner, seed: o.seed, output: output) : []
         if let path = o.plotPath {
             let title = "darkmode-kiosk bench: \(size.width)x\(size.height) @ \(scale)x, \(runner.lanes) thread\(runner.lanes == 1 ? "" : "s"); "
                 + "yardstick p50 " + fixed(yardstick.p50, 3) + " ms" + (o.latency ? "; latency seed \(o.seed)" : "")
-            let picture = BenchPlot.draw(results, latency: latency, title: title, text: text.typesetter)
-            do {
-                try OutputFile.write(try PNG.encode(picture), to: path)
-            } catch {
-                throw .runtime("bench --plot: \(path): \(error)")
-            }
+            try plot(results, latency: latency, title: title, text: text.typesetter, to: path)
             output("plot: " + path)
         }
         if let path = o.framesJSONPath {
@@ -366,6 +344,45 @@ public enum BenchCommand {
             } catch {
                 throw .runtime("bench --frames-json: \(error)")
             }
+        }
+    }
+
+    /// The runner on the real page: the config's colours and images, labels typeset as the kiosk
+    /// does (English unless the config names a language; never the locale, so runs compare).
+    private static func makeRunner(_ o: BenchOptions, size: PixelSize, scale: Double,
+                                   output: (String) -> Void) throws(KioskError)
+        -> (BenchRunner, (strings: PageStrings, typesetter: LabelTypesetter?)) {
+        var runner = BenchRunner(size: size, scale: scale, frames: o.frames ?? BenchRunner.defaultFrames, fullRedraw: o.fullRedraw)
+        runner.lanes = o.lanes ?? HelperLanes.defaultLanes()
+        let page = try ConfiguredPage.load(configPath: o.configPath, language: nil, environment: [:])
+        let text = PageText.make(language: page.language, warn: { Log.warning("bench: " + $0) })
+        runner.page = page
+        runner.strings = text.strings
+        runner.typesetter = text.typesetter
+        output("page: " + (text.typesetter == nil ? "labels estimated, not drawn (no fonts)" : "labels typeset (\(page.language.tag))")
+               + ", background images: " + (page.background.map(PageBackgroundFile.summary) ?? "none"))
+        return (runner, text)
+    }
+
+    /// `--latency`: every display with every loop policy, then the table.
+    private static func runLatency(_ runner: BenchRunner, seed: UInt64, output: (String) -> Void) -> [LatencyBench.Result] {
+        let bench = LatencyBench(runner: runner, seed: seed)
+        var results: [LatencyBench.Result] = []
+        for display in LatencyBench.Display.allCases {
+            for policy in LatencyBench.Policy.allCases { results.append(bench.run(display: display, policy: policy)) }
+        }
+        output(LatencyBench.table(results, period: bench.period))
+        return results
+    }
+
+    /// `--plot FILE.png`.
+    private static func plot(_ results: [BenchRunner.ScenarioResult], latency: [LatencyBench.Result], title: String,
+                             text: LabelTypesetter?, to path: String) throws(KioskError) {
+        let picture = BenchPlot.draw(results, latency: latency, title: title, text: text)
+        do {
+            try OutputFile.write(try PNG.encode(picture), to: path)
+        } catch {
+            throw .runtime("bench --plot: \(path): \(error)")
         }
     }
 }
