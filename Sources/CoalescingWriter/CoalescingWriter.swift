@@ -196,19 +196,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
             condition.lock()
             while true {
                 if once && pending == nil { break }
-                while pending == nil && !stopped {
-                    guard let waiting = retryValue else { condition.wait(); continue }
-                    let now = MonotonicClock.seconds()
-                    if now >= retryAt {
-                        // The retry is due: the failed value becomes pending again.
-                        retryValue = nil
-                        pending = waiting
-                        submittedGeneration += 1
-                        stats.retries += 1
-                        break
-                    }
-                    _ = condition.wait(until: MonotonicClock.timespec(after: retryAt - now))
-                }
+                waitForWork()
                 guard let value = pending else { break }  // stopped with nothing left
                 pending = nil
                 let generation = submittedGeneration
@@ -225,24 +213,7 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                 do { try save(value) } catch { failure = error }
                 if let failure { onError(failure) }
                 condition.lock()
-                var recoveredAfter = 0
-                if let failure {
-                    stats.failures += 1
-                    lastError = String(describing: failure)
-                    lastSaved = nil  // unknown state on disk: the next value is saved even if equal
-                    failures += 1
-                    if let schedule, pending == nil {
-                        // Only when nothing newer waits: a newer value is saved instead.
-                        retryValue = value
-                        retryAt = MonotonicClock.seconds() + schedule.delay(afterFailures: failures)
-                    }
-                } else {
-                    stats.saves += 1
-                    lastError = nil
-                    lastSaved = value
-                    recoveredAfter = failures
-                    failures = 0
-                }
+                let recoveredAfter = record(value, failure: failure)
                 if recoveredAfter > 0 {
                     condition.unlock()
                     onRecovered(recoveredAfter + 1, value)
@@ -253,6 +224,45 @@ public final class CoalescingWriter<Value: Sendable>: @unchecked Sendable {
                 if stopped && pending == nil { break }
             }
             condition.unlock()
+        }
+
+        /// Waits (the lock held) until a value is pending, a failed value's retry is due (it
+        /// becomes pending again) or the writer is stopped.
+        private func waitForWork() {
+            while pending == nil && !stopped {
+                guard let waiting = retryValue else { condition.wait(); continue }
+                let now = MonotonicClock.seconds()
+                if now >= retryAt {
+                    retryValue = nil
+                    pending = waiting
+                    submittedGeneration += 1
+                    stats.retries += 1
+                    return
+                }
+                _ = condition.wait(until: MonotonicClock.timespec(after: retryAt - now))
+            }
+        }
+
+        /// Counts one save's outcome (the lock held), a failed value kept for its retry; returns
+        /// the failures in a row a success ended (0 otherwise).
+        private func record(_ value: Value, failure: Error?) -> Int {
+            guard let failure else {
+                stats.saves += 1
+                lastError = nil
+                lastSaved = value
+                defer { failures = 0 }
+                return failures
+            }
+            stats.failures += 1
+            lastError = String(describing: failure)
+            lastSaved = nil  // unknown state on disk: the next value is saved even if equal
+            failures += 1
+            if let schedule, pending == nil {
+                // Only when nothing newer waits: a newer value is saved instead.
+                retryValue = value
+                retryAt = MonotonicClock.seconds() + schedule.delay(afterFailures: failures)
+            }
+            return 0
         }
     }
 }
