@@ -34,6 +34,18 @@ let cpuSettings: [SwiftSetting] = {
     return [.unsafeFlags(["-target-cpu", cpu])] + (asked == nil ? [.define("DARKMODE_KIOSK_BASELINE_CPU")] : [])
 }()
 
+/// The second copy of the span kernels (`RasterAVX2`) is compiled for `haswell` (x86-64-v3:
+/// AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT; this Swift has no x86-64-v3 name) whatever the
+/// rest is compiled for (on x86-64; elsewhere it is the baseline again and never chosen), and
+/// `RASTER_AVX2` leaves out the copy's own dispatch to itself.
+let avx2Settings: [SwiftSetting] = {
+    #if arch(x86_64)
+    return [.unsafeFlags(["-target-cpu", "haswell"]), .define("RASTER_AVX2")]
+    #else
+    return [.define("RASTER_AVX2")]
+    #endif
+}()
+
 /// The version, kept in one place: debian/changelog's first entry, `darkmode-kiosk (VERSION) …`,
 /// without an epoch or a Debian revision. `darkmode-kiosk --version`, its man page and the .deb
 /// all say it (Tests/KioskTests/VersionTests.swift compares them). debian/rules passes the
@@ -100,7 +112,13 @@ let package = Package(
         .systemLibrary(name: "CThreadDefaults"),
 
         // The rasterizer, text on top of it, and the component.
-        .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore"], swiftSettings: rasterSettings),
+        .target(name: "Raster", dependencies: ["CPNG", "CStreamingStore", "CRasterCPU", "RasterAVX2"], swiftSettings: rasterSettings),
+        // The span kernels' second copy: Sources/RasterAVX2/Blend.swift is a link to Raster's
+        // Blend.swift, compiled for x86-64-v3; Raster's `Kernels` picks it at start on a CPU that
+        // has AVX2 (see `avx2Settings`).
+        .target(name: "RasterAVX2", swiftSettings: rasterSettings + avx2Settings),
+        // Whether the CPU and OS run x86-64-v3 code (CPUID and XGETBV; a header only).
+        .systemLibrary(name: "CRasterCPU"),
         .target(name: "Text", dependencies: ["Raster", "CHarfBuzz", "CFreeType", "CFontconfig"]),
         .target(name: "DarkModeToggle", dependencies: ["Raster"]),
 
@@ -140,7 +158,7 @@ let package = Package(
         // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
         // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
         // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskSupport", "KioskEngine", "KioskHost", "Log", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "Raster", "KioskSupport", "KioskEngine", "KioskHost", "Log", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
@@ -148,7 +166,7 @@ let package = Package(
         .target(name: "RasterReference", path: "Tests/RasterReference"),
         // The golden-image check shared by the test targets (test-only).
         .target(name: "GoldenSupport", dependencies: ["Raster"], path: "Tests/GoldenSupport"),
-        .testTarget(name: "RasterTests", dependencies: ["Raster", "RasterReference"], resources: [.copy("Goldens")]),
+        .testTarget(name: "RasterTests", dependencies: ["Raster", "RasterAVX2", "RasterReference"], resources: [.copy("Goldens")]),
         .testTarget(name: "TextTests", dependencies: ["Text", "Raster", "CFreeType"]),
         .testTarget(name: "DarkModeToggleTests", dependencies: ["DarkModeToggle", "GoldenSupport"], resources: [.copy("Goldens")]),
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
@@ -167,7 +185,7 @@ let package = Package(
 )
 
 // Every Swift target but `BuildCPU`, which must run on any CPU to say that this one is not the
-// build's, and `Log`, which it says it through.
-for target in package.targets where target.type != .system && !["BuildCPU", "Log"].contains(target.name) {
+// build's, and `Log`, which it says it through; and `RasterAVX2`, compiled for x86-64-v3 on purpose.
+for target in package.targets where target.type != .system && !["BuildCPU", "Log", "RasterAVX2"].contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + cpuSettings
 }

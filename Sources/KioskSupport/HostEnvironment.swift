@@ -32,6 +32,8 @@ public struct HostEnvironment: Equatable, Sendable {
     public var hasWaylandDisplay = false
     /// `XDG_SEAT`: libinput's seat.
     public var seat = "seat0"
+    /// `DARKMODE_KIOSK_KERNELS`: the copy of the span kernels asked for; nil: the best this CPU runs.
+    public var kernels: Kernels.Level?
     /// `DARKMODE_KIOSK_TEST_LOG_WINDOW_S`: the rate-limited log's window, seconds (tests).
     public var logWindowSeconds = 60.0
     /// `DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS`: a delay before each preferences fsync, seconds (tests).
@@ -46,7 +48,7 @@ public struct HostEnvironment: Equatable, Sendable {
     public static let variables = [
         "DARKMODE_KIOSK_PRESENT", "DARKMODE_KIOSK_INPUT", "DARKMODE_KIOSK_DRM_DEVICE", "DARKMODE_KIOSK_DRM_FORMAT",
         "DARKMODE_KIOSK_DRM_FLIP", "DARKMODE_KIOSK_LOGIND", "DARKMODE_KIOSK_TIMING", "SDL_VIDEODRIVER", "DISPLAY",
-        "WAYLAND_DISPLAY", "XDG_SEAT", "DARKMODE_KIOSK_TEST_LOG_WINDOW_S", "DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS",
+        "WAYLAND_DISPLAY", "XDG_SEAT", "DARKMODE_KIOSK_KERNELS", "DARKMODE_KIOSK_TEST_LOG_WINDOW_S", "DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS",
     ]
 
     /// The environment's settings; a value of a known variable the kiosk cannot use leaves the
@@ -65,6 +67,7 @@ public struct HostEnvironment: Equatable, Sendable {
         e.hasX11Display = !(env["DISPLAY"] ?? "").isEmpty
         e.hasWaylandDisplay = !(env["WAYLAND_DISPLAY"] ?? "").isEmpty
         e.seat = env["XDG_SEAT"].flatMap { $0.isEmpty ? nil : $0 } ?? "seat0"
+        e.kernels = choice("DARKMODE_KIOSK_KERNELS", env, Kernels.Level.self, &e.warnings)
         if let s = number("DARKMODE_KIOSK_TEST_LOG_WINDOW_S", env, from: 1, what: "seconds from 1 to 3600",
                           default: "60", &e.warnings) {
             e.logWindowSeconds = min(s, 3600)

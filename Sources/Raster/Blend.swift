@@ -1,3 +1,14 @@
+#if !RASTER_AVX2
+import RasterAVX2
+#endif
+
+/// Exact rounded division by 255 for 0…65025 (here, beside the kernels, so that their
+/// second copy, RasterAVX2, has it too).
+@inlinable @inline(__always) public func div255(_ x: UInt32) -> UInt32 {
+    let t = x &+ 128
+    return (t &+ (t &>> 8)) &>> 8
+}
+
 /// Span kernels on premultiplied RGBA8 rows. Two 8-bit channels travel in each 16-bit half of a
 /// 32-bit word (`& 0x00FF00FF`), so one multiply scales two channels, and division by 255 is the
 /// exact rounded `(x + 128 + ((x + 128) >> 8)) >> 8`. Wrapping operators keep overflow traps out
@@ -7,6 +18,11 @@
 /// blended without per-pixel tests (the same arithmetic as full coverage), a word of zeros is
 /// skipped, and only mixed words go pixel by pixel. Inner loops have no branches, so the
 /// compiler can vectorise them.
+///
+/// This file is compiled twice: here, for the package's CPU, and as the module `RasterAVX2`
+/// (a link to this file) for x86-64-v3, with `RASTER_AVX2` defined. Each public span begins by
+/// handing the row to that copy while `Kernels` has chosen it; in the copy itself the spans are
+/// `@inline(never)`, so their AVX2 bodies are never inlined into code built for the baseline.
 public enum Blend {
     /// Scales all four channels of a packed pixel by k/255 (rounded).
     @inlinable @inline(__always)
@@ -91,9 +107,16 @@ public enum Blend {
 
     /// `dst[i] = table[keys[i]]` for a row (`table` holds 256 entries); a run of eight equal
     /// keys and the words of the same key after it are written as one repeated value.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func lookUpSpan(_ dst: UnsafeMutablePointer<UInt32>, keys: UnsafePointer<UInt8>, count: Int,
                                   table: UnsafePointer<UInt32>) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.lookUpSpan(dst, keys: keys, count: count, table: table); return }
+        #endif
         var i = 0
         while i < count {
             if i &+ 8 <= count {
@@ -116,8 +139,15 @@ public enum Blend {
 
     /// `dst = dst over src` for a row: the source goes behind what is there (a shadow under its
     /// content), a block at a time in lanes (`overBlock`), the rest one by one.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func behindSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.behindSpan(dst, source: source, count: count); return }
+        #endif
         let nb = count & ~(blockWidth &- 1)
         var i = 0
         while i < nb {
@@ -131,15 +161,29 @@ public enum Blend {
 
     /// `levels[i] = v·255` rounded, for `v = values[i]` clamped to 0…1 (a blurred coverage plane
     /// as 8-bit levels; a loop that vectorises).
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func quantize(_ values: UnsafePointer<Float>, count: Int, into levels: UnsafeMutablePointer<UInt8>) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.quantize(values, count: count, into: levels); return }
+        #endif
         for i in 0..<count { levels[i] = UInt8(min(max(values[i], 0), 1) * 255 + 0.5) }
     }
 
     /// `dst = color·coverage over dst` for a row; `coverage == nil` means full coverage.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func solidSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, color: UInt32,
                                  coverage: UnsafePointer<UInt8>?) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.solidSpan(dst, count: count, color: color, coverage: coverage); return }
+        #endif
         guard let coverage else {
             fullSolid(dst, count: count, color: color)
             return
@@ -218,9 +262,16 @@ public enum Blend {
     }
 
     /// `dst = src·coverage over dst` with a per-pixel source row.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func sourceSpan(_ dst: UnsafeMutablePointer<UInt32>, count: Int, source: UnsafePointer<UInt32>,
                                   coverage: UnsafePointer<UInt8>?) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.sourceSpan(dst, count: count, source: source, coverage: coverage); return }
+        #endif
         guard let coverage else {
             fullSource(dst, count: count, source: source)
             return
@@ -243,9 +294,16 @@ public enum Blend {
 
     /// Composites a layer row onto a destination row: `dst = src·opacity·mask over dst`
     /// (opacity 0…255; mask optional).
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                  opacity: UInt32, mask: UnsafePointer<UInt8>?) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.layerSpan(dst, source: source, count: count, opacity: opacity, mask: mask); return }
+        #endif
         guard let mask else {
             fullLayer(dst, source: source, count: count, opacity: opacity)
             return
@@ -272,9 +330,16 @@ public enum Blend {
 
     /// `dst = over(scale(b, kb), over(scale(a, ka), dst))` for a row: two layers composited one
     /// after the other (`layerSpan` twice, no mask), in one pass. The scale is skipped at 255.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func layerPairSpan(_ dst: UnsafeMutablePointer<UInt32>, _ a: UnsafePointer<UInt32>, opacity ka: UInt32,
                                      _ b: UnsafePointer<UInt32>, opacity kb: UInt32, count: Int) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.layerPairSpan(dst, a, opacity: ka, b, opacity: kb, count: count); return }
+        #endif
         let fa = Lanes(repeating: UInt16(ka)), fb = Lanes(repeating: UInt16(kb))
         let nb = count & ~(blockWidth &- 1)
         var i = 0
@@ -296,9 +361,16 @@ public enum Blend {
 
     /// `dst = scale(src, opacity)`: `layerSpan` without a mask onto transparent pixels
     /// (`over(x, 0) == x`), which are not read. A copy at opacity 255.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func storeSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                  opacity: UInt32) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.storeSpan(dst, source: source, count: count, opacity: opacity); return }
+        #endif
         if opacity == 255 {
             dst.update(from: source, count: count)
             return
@@ -318,9 +390,16 @@ public enum Blend {
     /// `layerSpan` with a mask, except that where the mask is 255 the layer goes over the
     /// premultiplied colour `backdrop`, not over `dst` (which is then not read): `dst =
     /// over(scale(src, opacity), backdrop)` there, `layerSpan`'s result elsewhere.
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func layerSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                  opacity: UInt32, mask: UnsafePointer<UInt8>, backdrop: UInt32) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.layerSpan(dst, source: source, count: count, opacity: opacity, mask: mask, backdrop: backdrop); return }
+        #endif
         walkCoverage(mask, count: count,
                      full: { fullLayer(dst + $0, source: source + $0, count: $1, opacity: opacity, backdrop: backdrop) },
                      partial: {
@@ -463,9 +542,16 @@ public enum Blend {
     /// `dst = src over color` for a row: a layer composited onto a solid fill in one write per
     /// pixel, without reading `dst` (same bytes as filling with `color`, then `layerSpan` at
     /// opacity 255 without mask).
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func overColorSpan(_ dst: UnsafeMutablePointer<UInt32>, source: UnsafePointer<UInt32>, count: Int,
                                      color: UInt32) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.overColorSpan(dst, source: source, count: count, color: color); return }
+        #endif
         // A composed control is mostly transparent (outside the capsule) or opaque (inside):
         // those runs are a fill and a copy, found two pixels at a time; the few partial pixels
         // (edges, shadows) take `s + color·(255 − s.a)/255` from a table of the 256 tints.
@@ -497,9 +583,16 @@ public enum Blend {
     /// two premultiplied rows. Weight 0 gives `a` exactly, 256 gives `b` exactly; two channels
     /// per multiply, no lane can overflow (255·256 < 2¹⁶), and a valid premultiplied pair gives
     /// a valid premultiplied result (the same weights on colour and alpha, rounded down alike).
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func lerpSpan(_ dst: UnsafeMutablePointer<UInt32>, _ a: UnsafePointer<UInt32>, _ b: UnsafePointer<UInt32>,
                                 count: Int, weight: UInt32) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.lerpSpan(dst, a, b, count: count, weight: weight); return }
+        #endif
         let wb = min(weight, 256), wa = 256 &- wb
         for i in 0..<count {
             let x = a[i], y = b[i]
@@ -513,8 +606,15 @@ public enum Blend {
     /// pixels as compositing them through the mask onto transparent pixels leaves them (the
     /// same kernels: a run of 255 keeps them, a run of 0 clears them, a mixed word scales them
     /// in lanes, the last pixels one by one).
+    #if RASTER_AVX2
+    @inline(never)
+    #else
     @inlinable
+    #endif
     public static func maskSpan(_ dst: UnsafeMutablePointer<UInt32>, mask: UnsafePointer<UInt8>, count: Int) {
+        #if !RASTER_AVX2
+        if Kernels.useAVX2 { RasterAVX2.Blend.maskSpan(dst, mask: mask, count: count); return }
+        #endif
         let clear = Pixels(repeating: 0)
         var i = 0
         while i < count {

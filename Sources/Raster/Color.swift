@@ -78,9 +78,3 @@ public struct StraightRGBA8: Equatable, Hashable, Sendable {
         return PremultipliedRGBA8(r: m(r), g: m(g), b: m(b), a: a)
     }
 }
-
-/// Exact rounded division by 255 for 0…65025.
-@inlinable @inline(__always) public func div255(_ x: UInt32) -> UInt32 {
-    let t = x &+ 128
-    return (t &+ (t &>> 8)) &>> 8
-}

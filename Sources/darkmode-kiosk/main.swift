@@ -10,6 +10,7 @@ import CVersion
 import KioskEngine
 import KioskSupport
 import KioskTools
+import Raster
 import LogLimit
 import KioskHost
 import AppearanceBus
@@ -44,6 +45,8 @@ func main() -> Int32 {
         case .version:
             StandardOutput.line(KioskVersion.line)
             StandardOutput.line(BuildCPU.versionLine(mask: darkmode_kiosk_build_cpu_features()))
+            StandardOutput.line("span kernels: " + (Kernels.avx2Available ? "avx2 (the x86-64-v3 copy, chosen for this CPU)"
+                                                    : "baseline (this CPU has no AVX2)"))
             return 0
         case .manPage:
             StandardOutput.write(ManPage.roff)
@@ -58,9 +61,7 @@ func main() -> Int32 {
             return 0
         case .bench(let options):
             if options.raster {
-                StandardOutput.line(RasterBenchmark.table(try RasterBenchmark.run()))
-                StandardOutput.line(ComponentBenchmark.table(ComponentBenchmark.run()))
-                StandardOutput.line(ComponentBenchmark.table(ComponentBenchmark.run(style: .vivid)))
+                try RasterBenchmark.command { StandardOutput.line($0) }
                 return 0
             }
             try BenchCommand.run(options) { StandardOutput.line($0) }
@@ -95,6 +96,9 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         throw .usage(settings.host.warnings.map { "environment: \($0)" }.joined(separator: "\n"))
     }
     for warning in settings.host.warnings { Log.warning(warning) }
+    if let kernels = settings.host.kernels, !Kernels.choose(kernels) {
+        Log.warning("DARKMODE_KIOSK_KERNELS=\(kernels.rawValue): this CPU cannot run that copy; using \(Kernels.level.rawValue)")
+    }
     let colors = try ColorSetsFile.load(path: settings.colorsPath)
     let language: Language
     do { language = try Language.resolve(explicit: settings.language, environment: environment) } catch {

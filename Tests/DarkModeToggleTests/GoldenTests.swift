@@ -42,4 +42,29 @@ import Testing
                                 sourceFolder: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens").path,
                                 bundled: Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens"))
     }
+
+    /// Every golden drawn by each copy of the span kernels (`Kernels`): the portable baseline and,
+    /// where the CPU has it, the x86-64-v3 copy the kiosk picks at start. The two give the same
+    /// bytes, and each matches the golden.
+    static func packed(_ p: Pixmap) -> [UInt32] { (0..<p.height).flatMap { y in (0..<p.width).map { p[$0, y] } } }
+
+    @Test func bothKernelCopiesDrawTheGoldensBitForBit() throws {
+        defer { Kernels.choose(Kernels.best) }
+        let levels = Kernels.Level.allCases.filter { $0 == .baseline || Kernels.avx2Available }
+        for index in 0..<Self.cases.count {
+            let (w, p, t) = Self.cases[index]
+            let file = Self.name(w, p, t)
+            var images: [Pixmap] = []
+            for level in levels {
+                #expect(Kernels.choose(level))
+                images.append(Self.render(w, p, t))
+                try expectMatchesGolden(images.last!, file: file,
+                                        sourceFolder: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Goldens").path,
+                                        bundled: Bundle.module.path(forResource: file, ofType: nil, inDirectory: "Goldens"))
+            }
+            for other in images.dropFirst() {
+                #expect(Self.packed(other) == Self.packed(images[0]), "\(file): the kernel copies draw different bytes")
+            }
+        }
+    }
 }

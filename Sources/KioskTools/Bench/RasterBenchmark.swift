@@ -24,12 +24,19 @@ public enum RasterBenchmark {
         public var pixelsPerIteration: Int
         /// The target from the issue, in ns per pixel; nil where the issue sets none.
         public var targetNsPerPixel: Double?
+        /// The copy of the span kernels that ran (`Kernels`).
+        public var level: Kernels.Level
+        /// This row's time over the baseline copy's for the same kernel (nil on the baseline's row).
+        public var overBaseline: Double?
 
-        public init(name: String, nsPerPixel: Double, pixelsPerIteration: Int, targetNsPerPixel: Double?) {
+        public init(name: String, nsPerPixel: Double, pixelsPerIteration: Int, targetNsPerPixel: Double?,
+                    level: Kernels.Level = .baseline, overBaseline: Double? = nil) {
             self.name = name
             self.nsPerPixel = nsPerPixel
             self.pixelsPerIteration = pixelsPerIteration
             self.targetNsPerPixel = targetNsPerPixel
+            self.level = level
+            self.overBaseline = overBaseline
         }
 
         /// Whether the row meets its target; nil where there is no target.
@@ -50,8 +57,10 @@ public enum RasterBenchmark {
     ///   - repetitions: interleaved rounds after the warm-up; the median is reported (≥ 1).
     ///   - minimumSampleSeconds: how long each kernel runs per round (at least one call).
     /// - Throws: `KioskError.usage` naming the parameter when a size or count is out of range.
+    ///   - levels: the copies of the span kernels to time, each kernel under each copy in turn
+    ///     (interleaved like the kernels); the copy chosen before is chosen again after.
     public static func run(width: Int = 1920, height: Int = 1080, repetitions: Int = 7,
-                           minimumSampleSeconds: Double = 0.02) throws -> [Row] {
+                           minimumSampleSeconds: Double = 0.02, levels: [Kernels.Level] = [Kernels.level]) throws -> [Row] {
         guard width >= 64, height >= 64, width <= 16384, height <= 16384 else {
             throw KioskError.usage("bench --raster: size must be between 64x64 and 16384x16384 pixels, got \(width)x\(height)")
         }
@@ -62,15 +71,45 @@ public enum RasterBenchmark {
             throw KioskError.usage("bench --raster: minimum sample time must be 0…60 s, got \(minimumSampleSeconds)")
         }
         let kernels = makeKernels(width: width, height: height)
-        for k in kernels { _ = sample(k, minimumSeconds: 0) }   // warm-up: caches, pools, scratch buffers
-        var samples = [[Double]](repeating: [], count: kernels.count)
+        let before = Kernels.level
+        defer { Kernels.choose(before) }
+        for level in levels {
+            Kernels.choose(level)
+            for k in kernels { _ = sample(k, minimumSeconds: 0) }   // warm-up: caches, pools, scratch buffers
+        }
+        var samples = [[[Double]]](repeating: [[Double]](repeating: [], count: levels.count), count: kernels.count)
         for _ in 0..<repetitions {
             for (i, k) in kernels.enumerated() {
-                samples[i].append(sample(k, minimumSeconds: minimumSampleSeconds))
+                for (j, level) in levels.enumerated() {
+                    Kernels.choose(level)
+                    samples[i][j].append(sample(k, minimumSeconds: minimumSampleSeconds))
+                }
             }
         }
-        return kernels.enumerated().map { i, k in
-            Row(name: k.name, nsPerPixel: median(samples[i]) ?? .nan, pixelsPerIteration: k.pixels, targetNsPerPixel: k.target)
+        return kernels.enumerated().flatMap { i, k in
+            let ns = samples[i].map { median($0) ?? .nan }
+            let base = levels.firstIndex(of: .baseline).map { ns[$0] }
+            return levels.enumerated().map { j, level in
+                Row(name: k.name, nsPerPixel: ns[j], pixelsPerIteration: k.pixels, targetNsPerPixel: k.target, level: level,
+                    overBaseline: level == .baseline ? nil : base.map { ns[j] / $0 })
+            }
+        }
+    }
+
+    /// `bench --raster`: the kernels, then the component drawn from scratch (both styles), under
+    /// every copy of the span kernels this CPU runs (the portable baseline and, with AVX2, the
+    /// copy the kiosk picks), so one run shows what the dispatch gains.
+    public static func command(output: (String) -> Void) throws {
+        let levels = Kernels.Level.allCases.filter { $0 == .baseline || Kernels.avx2Available }
+        output("span kernels: " + levels.map(\.rawValue).joined(separator: ", ") + " (the kiosk runs \(Kernels.best.rawValue))")
+        output(table(try run(levels: levels)))
+        let before = Kernels.level
+        defer { Kernels.choose(before) }
+        for level in levels {
+            Kernels.choose(level)
+            output("component from scratch, span kernels \(level.rawValue):")
+            output(ComponentBenchmark.table(ComponentBenchmark.run()))
+            output(ComponentBenchmark.table(ComponentBenchmark.run(style: .vivid)))
         }
     }
 
@@ -81,9 +120,9 @@ public enum RasterBenchmark {
             let fill = String(repeating: " ", count: max(0, n - s.count))
             return right ? fill + s : s + fill
         }
-        var out = pad("kernel", nameWidth) + "  " + pad("ns/px", 8, right: true) + "  "
-            + pad("px/iter", 9, right: true) + "  " + pad("target", 7, right: true) + "  verdict\n"
-        out += String(repeating: "-", count: nameWidth + 2 + 8 + 2 + 9 + 2 + 7 + 9) + "\n"
+        var out = pad("kernel", nameWidth) + "  " + pad("copy", 8) + "  " + pad("ns/px", 8, right: true) + "  "
+            + pad("vs base", 7, right: true) + "  " + pad("px/iter", 9, right: true) + "  " + pad("target", 7, right: true) + "  verdict\n"
+        out += String(repeating: "-", count: nameWidth + 2 + 8 + 2 + 8 + 2 + 7 + 2 + 9 + 2 + 7 + 9) + "\n"
         for r in rows {
             let target = r.targetNsPerPixel.map { "≤" + format($0, digits: 2) } ?? "-"
             let verdict: String
@@ -92,7 +131,9 @@ public enum RasterBenchmark {
             case .some(false): verdict = "MISS"
             case .none: verdict = "-"
             }
-            out += pad(r.name, nameWidth) + "  " + pad(format(r.nsPerPixel, digits: 3), 8, right: true) + "  "
+            let ratio = r.overBaseline.map { "×" + format($0, digits: 2) } ?? "-"
+            out += pad(r.name, nameWidth) + "  " + pad(r.level.rawValue, 8) + "  " + pad(format(r.nsPerPixel, digits: 3), 8, right: true) + "  "
+                + pad(ratio, 7, right: true) + "  "
                 + pad(String(r.pixelsPerIteration), 9, right: true) + "  " + pad(target, 7, right: true) + "  " + verdict + "\n"
         }
         return out
