@@ -27,6 +27,7 @@ import Appearance
         c.display.rotate = .clockwise270
         c.display.scale = 3
         c.display.showFPS = true
+        c.display.sleep = SleepSettings(afterIdleSeconds: 5, schedule: SleepWindow(parsing: "01:00-02:00"))
         c.toggle.width = 99
         c.theme.light.page = ConfigColor(r: 1, g: 2, b: 3)
         c.theme.dark.page = ConfigColor(r: 4, g: 5, b: 6)
