@@ -25,6 +25,8 @@ final class ScreenSleeper {
     private let drm: DrmPresenter?
     /// The output was switched off (not just drawn black): it is switched on at the wake.
     private var poweredOff = false
+    /// When it fell asleep (host seconds) and the presents counted then.
+    private var asleepSince: (time: Double, presents: Int)?
 
     /// Nil when sleep is off in `settings`.
     init?(settings: SleepSettings, screen: ScreenUpdater, now: Double) {
@@ -47,7 +49,7 @@ final class ScreenSleeper {
     /// seconds until the next look (nil: only input can change it). Held pointers keep it awake.
     func update(now: Double, pointersDown: Bool) -> Double? {
         let utc = Self.utcNow()
-        if !pointersDown, let change = policy.update(now: now, utc: utc) { apply(change) }
+        if !pointersDown, let change = policy.update(now: now, utc: utc) { apply(change, now: now) }
         return policy.nextCheck(now: now, utc: utc)
     }
 
@@ -55,22 +57,23 @@ final class ScreenSleeper {
     /// to the gesture that did).
     func admit(_ e: PointerEvent, now: Double) -> Bool {
         let (deliver, change) = policy.admit(e, now: now)
-        if let change { apply(change) }
+        if let change { apply(change, now: now) }
         return deliver
     }
 
     /// A key press: true when the page may have it.
     func admitKey(now: Double) -> Bool {
         let (deliver, change) = policy.admitKey(now: now)
-        if let change { apply(change) }
+        if let change { apply(change, now: now) }
         return deliver
     }
 
-    private func apply(_ change: ScreenSleepPolicy.Change) {
+    private func apply(_ change: ScreenSleepPolicy.Change, now: Double) {
         switch change {
         case .fellAsleep(let reason):
             poweredOff = drm?.setPowered(false) ?? false
             if !poweredOff { _ = screen.showBlack() }
+            asleepSince = (now, screen.presents)
             let why: String
             switch reason {
             case .idle: why = "no input for \(SleepSettings.seconds(policy.settings.afterIdleSeconds ?? 0)) s"
@@ -78,17 +81,22 @@ final class ScreenSleeper {
             }
             Log.info("screen asleep (\(why); \(poweredOff ? "display switched off" : "page black, no frames"))")
         case .wokeByInput(let touch):
-            wake(touch ? "a touch or click" : "a key")
+            wake(touch ? "a touch or click" : "a key", now: now)
         case .wokeBySchedule:
-            wake("the schedule \(policy.settings.schedule.map(\.description) ?? "") ended")
+            wake("the schedule \(policy.settings.schedule.map(\.description) ?? "") ended", now: now)
         }
     }
 
-    private func wake(_ why: String) {
+    private func wake(_ why: String, now: Double) {
         if poweredOff { _ = drm?.setPowered(true) }
         poweredOff = false
         screen.contentLost()
-        Log.info("screen awake (\(why))")
+        var stay = ""
+        if let since = asleepSince {
+            stay = "; asleep \(SleepSettings.seconds((now - since.time).rounded())) s, \(screen.presents - since.presents) frames presented meanwhile"
+        }
+        asleepSince = nil
+        Log.info("screen awake (\(why)\(stay))")
     }
 }
 
