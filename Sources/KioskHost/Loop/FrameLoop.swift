@@ -91,6 +91,8 @@ final class FrameLoop {
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
         defer { eventHandler?.stop() }
         showFirstFrame(app)
+        // The sleep's first bound on the idle wait (later ones come at the end of each pass).
+        if let sleeper { sleepWake = sleeper.update(now: clock.now(), pointersDown: false) }
         var event = SDL_Event()
         while exit == nil { pass(app, &event) }
         for o in observers { o.loopEnded() }
