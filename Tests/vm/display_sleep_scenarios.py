@@ -75,12 +75,23 @@ def kiosk_pid(run):
 
 
 def ticks_over(run, pid, seconds):
-    """The kiosk's CPU ticks (all threads) over `seconds`, and the clock's ticks per second."""
-    cmd = f"getconf CLK_TCK; awk '{{print $14+$15}}' /proc/{pid}/stat; sleep {seconds}; awk '{{print $14+$15}}' /proc/{pid}/stat"
-    out = run.vm.agent.call("sh", cmd=cmd, timeout=seconds + 60, within=seconds + 90)
+    """The kiosk's CPU ticks (all threads) over `seconds`, the clock's ticks per second, and
+    the ticks by thread name."""
+    sample = f"for t in /proc/{pid}/task/*; do echo \"$(cat $t/comm | tr ' ' _) $(awk '{{print $14+$15}}' $t/stat)\"; done | paste -sd' '"
+    out = run.vm.agent.call("sh", cmd=f"getconf CLK_TCK; {sample}; sleep {seconds}; {sample}", timeout=seconds + 60, within=seconds + 90)
     check(out["rc"] == 0, f"counting the kiosk's ticks failed: {out['err']}")
-    hz, a, b = (int(v) for v in out["out"].split())
-    return b - a, hz
+    lines = out["out"].split("\n")
+    hz = int(lines[0])
+
+    def by_thread(line):
+        v = line.split()
+        totals = {}
+        for name, ticks in zip(v[0::2], v[1::2]):
+            totals[name] = totals.get(name, 0) + int(ticks)
+        return totals
+    before, after = by_thread(lines[1]), by_thread(lines[2])
+    spent = {n: after.get(n, 0) - before.get(n, 0) for n in after if after.get(n, 0) != before.get(n, 0)}
+    return sum(spent.values()), hz, spent
 
 
 def count(run, text):
@@ -111,8 +122,8 @@ def sleep_after_idle(run):
     run.shot(image, "asleep")
     pid = kiosk_pid(run)
     time.sleep(1)
-    ticks, hz = ticks_over(run, pid, 10)
-    run.log(f"info: {run.vm.gpu} {run.name}: {ticks} CPU ticks over 10 s asleep (of {hz * 10} a core)")
+    ticks, hz, threads = ticks_over(run, pid, 10)
+    run.log(f"info: {run.vm.gpu} {run.name}: {ticks} CPU ticks over 10 s asleep (of {hz * 10} a core); by thread {threads}")
     # Under TCG a tick lands on whatever runs when the guest's late timer fires: the idle
     # wait's once-a-second look at SDL's queue may take one now and then; a frame costs many.
     check(ticks <= 2, f"asleep the kiosk used {ticks} ticks in 10 s{run.kiosk_log()}")

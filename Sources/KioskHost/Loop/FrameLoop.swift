@@ -215,7 +215,7 @@ final class FrameLoop {
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.
     private func waitForEvent(_ event: inout SDL_Event, timeout: Int32) -> Int32 {
         guard let idleWait else { return SDL_WaitEventTimeout(&event, timeout) }
-        return idleWait.wait(&event, timeout: timeout)
+        return idleWait.wait(&event, timeout: timeout, lookForDevices: sleeper?.isAsleep != true)
     }
 
     // MARK: Frames
