@@ -196,7 +196,7 @@ import Appearance
         (#"{"display": {"sleep": {"schedule": "22:00-22:00"}}}"#, #"display.sleep.schedule: expected a window of local time "HH:MM-HH:MM" (e.g. "22:00-06:30", two different times) or null, found "22:00-22:00""#),
         (#"{"display": {"sleep": {"schedule": "25:00-06:00"}}}"#, #"display.sleep.schedule: expected a window"#),
         (#"{"display": {"sleep": {"schedule": 22}}}"#, "display.sleep.schedule: expected a window of local time"),
-        (#"{"display": {"sleep": {"afterIdle": 5}}}"#, #"unknown key "display.sleep.afterIdle" (did you mean "display.sleep.afterIdleSeconds"?)"#),
+        (#"{"display": {"sleep": {"afterIdleSecond": 5}}}"#, #"unknown key "display.sleep.afterIdleSecond" (did you mean "display.sleep.afterIdleSeconds"?)"#),
         (#"{"display": {"sleep": true}}"#, "display.sleep: expected an object, found"),
     ])
     func badSleepSettingsAreNamed(_ text: String, _ phrase: String) throws {
