@@ -18,8 +18,14 @@ STATE="$E2E_TMP/state"; mkdir -p "$STATE"
 PREFS="$STATE/prefs.json"
 CONFIG="$E2E_TMP/kiosk.json"
 printf '{"display": {"sleep": {"afterIdleSeconds": 3}}}\n' >"$CONFIG"
-"$KIOSK" run --check --config "$CONFIG" | grep -qx "screen sleep: after 3 s without input" \
-    || fail "run --check does not print the sleep setting: $("$KIOSK" run --check --config "$CONFIG" | grep -i sleep)"
+CHECKED=$("$KIOSK" run --check --config "$CONFIG") || fail "run --check failed on $CONFIG"
+grep -qx "screen sleep: after 3 s without input" <<<"$CHECKED" \
+    || fail "run --check does not print the sleep setting: $(grep -i sleep <<<"$CHECKED")"
+printf '{"display": {"sleep": {"schedule": "22:00-22:00"}}}\n' >"$E2E_TMP/bad.json"
+rc=0; BAD=$("$KIOSK" run --check --config "$E2E_TMP/bad.json" 2>&1) || rc=$?
+[ "$rc" = 2 ] || fail "run --check of an empty sleep window exited $rc (expected 2)"
+grep -q 'display.sleep.schedule: expected a window of local time "HH:MM-HH:MM"' <<<"$BAD" || fail "run --check's message for a bad window: $BAD"
+pass "run --check prints 'screen sleep: after 3 s without input'; an empty window: exit 2, '$(tail -1 <<<"$BAD")'"
 page_colours --config "$CONFIG"
 # No session or system bus: nothing but the file and the taps move the page.
 export DBUS_SESSION_BUS_ADDRESS="unix:path=$E2E_TMP/no-session" DBUS_SYSTEM_BUS_ADDRESS="unix:path=$E2E_TMP/no-system"
