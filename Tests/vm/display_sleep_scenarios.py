@@ -192,7 +192,7 @@ ORDER = list(SCENARIOS)
 
 
 def main():
-    p = scenario_parser(__doc__, "bochs")
+    p = scenario_parser(__doc__, "bochs,virtio")
     a = p.parse_args()
     wanted = chosen_scenarios(a, ORDER, SCENARIOS)
     if isinstance(wanted, int):
