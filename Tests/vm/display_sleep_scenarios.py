@@ -7,7 +7,7 @@ on our DRM presenter.
   from the kernel (the connector's /sys/class/drm/card*-*/dpms "Off", or the CRTC's
   "active=0" in debugfs' dri/0/state); 10 s asleep cost no CPU tick beyond noise and present
   no frame (the kiosk's wake line counts them); a tap wakes it (the output on, the page back,
-  the preferences unchanged); a second tap switches it.
+  the preferences unchanged); a second tap switches it; asleep again, SIGTERM ends it (exit 0).
 - sleep_schedule: schedule "22:00-06:30" with libfaketime (the kiosk's wall clock set to
   06:28:20 UTC): asleep for the schedule a minute after its last input, the output off; at
   06:30 the schedule ends and the page comes back by itself; a tap then switches at once.
@@ -106,7 +106,8 @@ def tap_original(run, xr, yr):
 
 def sleep_after_idle(run):
     """afterIdleSeconds 20 (time to see it on first under TCG): the output off (DPMS/ACTIVE read
-    back), 10 s asleep at ~0 ticks and no frame, a tap wakes it without switching, a second tap switches."""
+    back), 10 s asleep at ~0 ticks and no frame, a tap wakes it without switching, a second tap
+    switches; asleep again, SIGTERM stops it with exit status 0."""
     xr = yr = (0, 4095)
     run.device("touch", "multitouch", xr, yr)
     run.save_prefs("light")
@@ -147,7 +148,12 @@ def sleep_after_idle(run):
     tap_original(run, xr, yr)
     took = run.wait_change("dark", run.kiosk.dark, "second tap", started)
     run.log(f"info: {run.vm.gpu} {run.name}: the second tap switched it in {took:.1f} s")
+    # Asleep again, SIGTERM stops it at once (the signal interrupts the wait; exit status 0).
+    wait_output(run, True, 90, "asleep again")
+    check(count(run, "screen asleep (no input for 20 s; display switched off)") == 2, f"no second asleep line{run.kiosk_log()}")
+    started = time.monotonic()
     run.stop()
+    run.log(f"info: {run.vm.gpu} {run.name}: SIGTERM while asleep: exit 0 after {time.monotonic() - started:.1f} s")
 
 
 def sleep_schedule(run):
