@@ -27,6 +27,7 @@ import Appearance
         c.display.rotate = .clockwise270
         c.display.scale = 3
         c.display.showFPS = true
+        c.display.sleep = SleepSettings(afterIdleSeconds: 5, schedule: SleepWindow(parsing: "01:00-02:00"))
         c.toggle.width = 99
         c.theme.light.page = ConfigColor(r: 1, g: 2, b: 3)
         c.theme.dark.page = ConfigColor(r: 4, g: 5, b: 6)
@@ -176,6 +177,31 @@ import Appearance
                                   flags: RunOptions(), environment: ["HOME": "/home/k"])
         #expect(s.calibration == CalibrationMatrix(1.1, 0, -0.05, 0, 1.1, -0.05))
         #expect(s.summary.contains("input calibration (KMS/DRM): [1.1, 0, -0.05, 0, 1.1, -0.05]\n"), "\(s.summary)")
+    }
+
+    @Test func displaySleepIsRead() throws {
+        #expect(try decode(#"{"display": {"sleep": null}}"#).display.sleep == .off)
+        #expect(try decode(#"{"display": {"sleep": {}}}"#).display.sleep == .off)
+        let both = try decode(#"{"display": {"sleep": {"afterIdleSeconds": 300, "schedule": "22:00-06:30"}}}"#).display.sleep
+        #expect(both == SleepSettings(afterIdleSeconds: 300, schedule: SleepWindow(parsing: "22:00-06:30")))
+        let s = RunSettings.merge(config: try decode(#"{"display": {"sleep": {"afterIdleSeconds": 300, "schedule": "22:00-06:30"}}}"#),
+                                  flags: RunOptions(), environment: ["HOME": "/home/k"])
+        #expect(s.summary.contains("\nscreen sleep: after 300 s without input, every night 22:00-06:30 (local time)\n"), "\(s.summary)")
+        #expect(RunSettings.merge(config: .defaults, flags: RunOptions(), environment: [:]).summary.contains("\nscreen sleep: off\n"))
+    }
+
+    @Test(arguments: [
+        (#"{"display": {"sleep": {"afterIdleSeconds": 0}}}"#, "display.sleep.afterIdleSeconds: expected seconds without input before the screen sleeps, or null in 1…604800, found 0"),
+        (#"{"display": {"sleep": {"afterIdleSeconds": "5"}}}"#, "display.sleep.afterIdleSeconds: expected seconds"),
+        (#"{"display": {"sleep": {"schedule": "22:00-22:00"}}}"#, #"display.sleep.schedule: expected a window of local time "HH:MM-HH:MM" (e.g. "22:00-06:30", two different times) or null, found "22:00-22:00""#),
+        (#"{"display": {"sleep": {"schedule": "25:00-06:00"}}}"#, #"display.sleep.schedule: expected a window"#),
+        (#"{"display": {"sleep": {"schedule": 22}}}"#, "display.sleep.schedule: expected a window of local time"),
+        (#"{"display": {"sleep": {"afterIdleSecond": 5}}}"#, #"unknown key "display.sleep.afterIdleSecond" (did you mean "display.sleep.afterIdleSeconds"?)"#),
+        (#"{"display": {"sleep": true}}"#, "display.sleep: expected an object, found"),
+    ])
+    func badSleepSettingsAreNamed(_ text: String, _ phrase: String) throws {
+        let e = try #require(error(text))
+        #expect(e.message.contains(phrase), "\(e.message)")
     }
 
     @Test func everyProblemIsReportedAtOnce() throws {

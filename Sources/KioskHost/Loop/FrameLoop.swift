@@ -37,6 +37,10 @@ final class FrameLoop {
     private var mapper: DeviceInputMapper
     /// The cursor the presenter draws now (output pixels), nil: none.
     private var shownCursor: Point?
+    /// The screen's sleep (config `display.sleep`), nil when off.
+    private var sleeper: ScreenSleeper?
+    /// Seconds until the sleep policy wants another look (nil: only input changes it).
+    private var sleepWake: Double?
 
     private var exit: HostExit?
     private var windowCloseSeen = false
@@ -63,6 +67,7 @@ final class FrameLoop {
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         mapper = DeviceInputMapper(calibration: window.options.calibration)
+        sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now())
     }
 
     var viewport: Viewport { screen.viewport }
@@ -86,6 +91,8 @@ final class FrameLoop {
         if let eventHandler, let customEvents { eventHandler.start(app: app, poster: customEvents, now: clock.now()) }
         defer { eventHandler?.stop() }
         showFirstFrame(app)
+        // The sleep's first bound on the idle wait (later ones come at the end of each pass).
+        if let sleeper { sleepWake = sleeper.update(now: clock.now(), pointersDown: false) }
         var event = SDL_Event()
         while exit == nil { pass(app, &event) }
         for o in observers { o.loopEnded() }
@@ -123,8 +130,9 @@ final class FrameLoop {
         service.pingIfDue(now: clock.now())
         if exit != nil { return }
         if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
+        if let sleeper { sleepWake = sleeper.update(now: clock.now(), pointersDown: translator.hasActivePointers) }
         if wantsFrame(app) { frame(app) }
-        screen.presentCursorIfPending(app.frame)
+        if sleeper?.isAsleep != true { screen.presentCursorIfPending(app.frame) }
         window.setTitle(summary: app.pageAccessibilitySummary)
         pageShown(app)
         handlerWake = eventHandler?.passEnded()
@@ -150,9 +158,11 @@ final class FrameLoop {
         }
     }
 
-    /// Something moves, a finger or button is down, or the screen is stale: a frame is due.
+    /// Something moves, a finger or button is down, or the screen is stale: a frame is due
+    /// (never while the screen sleeps).
     private func wantsFrame(_ app: KioskApp) -> Bool {
-        app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
+        if sleeper?.isAsleep == true { return false }
+        return app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
     }
 
     /// Idle: blocks until something happens, or until the watchdog or the event handler wants
@@ -161,7 +171,7 @@ final class FrameLoop {
     private func waitIdle(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
         pacer.reset()
         lastPresentStart = nil
-        let timeout = Self.earlier(service.idleTimeout(now: clock.now()), handlerWake)
+        let timeout = Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake), sleepWake)
         if waitForEvent(&event, timeout: timeout) == 1 {
             wokeAt = clock.now()
             handle(event, app)
@@ -176,10 +186,11 @@ final class FrameLoop {
     /// Seconds until the event handler wants `passEnded` again (nil: no need).
     private var handlerWake: Double?
 
-    /// systemd's STATUS: the page's summary and the handler's note (an unsaved choice).
+    /// systemd's STATUS: the page's summary, the handler's note (an unsaved choice) and, with
+    /// sleep on, whether the screen sleeps.
     private func status(_ app: KioskApp) -> String {
-        guard let note = eventHandler?.statusNote else { return app.statusSummary }
-        return app.statusSummary + "; " + note
+        let notes = [eventHandler?.statusNote, sleeper?.statusNote].compactMap { $0 }
+        return ([app.statusSummary] + notes).joined(separator: "; ")
     }
 
     /// The idle wait's timeout (ms, -1 forever) shortened to `seconds` when that is sooner.
@@ -204,7 +215,7 @@ final class FrameLoop {
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.
     private func waitForEvent(_ event: inout SDL_Event, timeout: Int32) -> Int32 {
         guard let idleWait else { return SDL_WaitEventTimeout(&event, timeout) }
-        return idleWait.wait(&event, timeout: timeout)
+        return idleWait.wait(&event, timeout: timeout, lookForDevices: sleeper?.isAsleep != true)
     }
 
     // MARK: Frames
@@ -297,6 +308,7 @@ final class FrameLoop {
             let name = String(cString: SDL_GetKeyName(key.keysym.sym))
             guard !name.isEmpty else { return }
             let shift = key.keysym.mod & UInt16(KMOD_SHIFT.rawValue) != 0
+            if let sleeper, !sleeper.admitKey(now: clock.now()) { return }
             latency.input(.tap, at: eventTime(key.timestamp), stamp: .received)
             if let commit = app.handleKey(named: name, shift: shift, at: eventTime(key.timestamp)) {
                 onCommit(commit)
@@ -340,6 +352,7 @@ final class FrameLoop {
 
     private func pointer(_ input: RawPointerInput, _ timestamp: UInt32, _ app: KioskApp) {
         guard let e = translator.translate(input, timestamp: eventTime(timestamp), viewport: viewport) else { return }
+        if let sleeper, !sleeper.admit(e, now: clock.now()) { return }
         noteInput(e, stamp: .received)
         if let commit = app.handle(e) { onCommit(commit) }
     }
@@ -400,6 +413,7 @@ final class FrameLoop {
             let time = now - max(0, monotonic - stamped.time)
             for raw in mapper.map(stamped.input, viewport: viewport) {
                 guard let e = translator.translate(raw, timestamp: time, viewport: viewport) else { continue }
+                if let sleeper, !sleeper.admit(e, now: clock.now()) { continue }
                 noteInput(e, stamp: .kernel)
                 if let commit = app.handle(e) { onCommit(commit) }
             }

@@ -21,6 +21,8 @@ public struct HostOptions: Sendable, Equatable {
     /// What the environment asks of the host (presenter, input, DRM card, format and flip,
     /// logind, timing, SDL's video driver, the seat), read once at start (`HostEnvironment`).
     public var environment: HostEnvironment
+    /// Config `display.sleep`: when the screen sleeps and wakes (`ScreenSleepPolicy`); off by default.
+    public var sleep: SleepSettings = .off
 
     public init(windowed: Bool = false, size: PixelSize? = nil, rotation: Rotation = .none,
                 scale: Double? = nil, titleBase: String = "DarkModeKiosk", calibration: CalibrationMatrix? = nil,

@@ -48,9 +48,16 @@ final class IdleWait {
         return 1
     }
 
+    /// The longest sleep while the screen sleeps (`lookForDevices` false): SDL's queue is looked
+    /// at once a minute only, for a SIGTERM whose handler ran between that look and the `poll`
+    /// (SDL turns it into SDL_QUIT only when it next pumps).
+    static let asleepMilliseconds: Int64 = 60_000
+
     /// As `SDL_WaitEventTimeout`: 1 with an event in `event`, 0 when `timeout` ms passed (-1:
-    /// no timeout).
-    func wait(_ event: inout SDL_Event, timeout: Int32) -> Int32 {
+    /// no timeout). `lookForDevices` false (the screen asleep): SDL's queue is looked at every
+    /// `asleepMilliseconds` instead of every `hotplugMilliseconds` — the wait lasts until input,
+    /// an event or `timeout` (a device SDL itself would open, plugged meanwhile, is seen then).
+    func wait(_ event: inout SDL_Event, timeout: Int32, lookForDevices: Bool = true) -> Int32 {
         let deadline = timeout < 0 ? UInt64.max : SDL_GetTicks64() + UInt64(timeout)
         while true {
             if SDL_PollEvent(&event) == 1 { return 1 }
@@ -58,8 +65,9 @@ final class IdleWait {
             if now >= deadline { return 0 }
             var fds = Self.inputDescriptors().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let left = deadline == UInt64.max ? Int64(Self.hotplugMilliseconds) : Int64(deadline - now)
-            _ = poll(&fds, nfds_t(fds.count), Int32(min(left, Int64(Self.hotplugMilliseconds))))
+            let bound = lookForDevices ? Int64(Self.hotplugMilliseconds) : Self.asleepMilliseconds
+            let left = deadline == UInt64.max ? bound : Int64(deadline - now)
+            _ = poll(&fds, nfds_t(fds.count), Int32(min(left, bound)))
             // The seat has something to say (a VT switch): back to the loop, which handles it.
             if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
             var drained: UInt64 = 0

@@ -17,6 +17,8 @@ final class ScreenUpdater {
     private var traced = false
     /// The cursor moved since the last present.
     private var cursorPending = false
+    /// Presents asked of the presenter so far (the screen's sleep says how many it saw asleep: none).
+    private(set) var presents = 0
 
     init(presenter: FramePresenter, viewport: Viewport) {
         self.presenter = presenter
@@ -46,7 +48,7 @@ final class ScreenUpdater {
         })
         guard !dirty.isEmpty else { return false }
         cursorPending = false
-        let presented = presenter.present(viewport)
+        let presented = countedPresent()
         if !uploaded || !presented { needsFullUpload = true }
         return true
     }
@@ -60,7 +62,7 @@ final class ScreenUpdater {
         cursorPending = false
         let uploaded = presenter.upload(full ? [frame.bounds] : dirty, from: frame, viewport: viewport)
         if !traced { StartupTrace.mark("uploaded") }
-        let presented = presenter.present(viewport)
+        let presented = countedPresent()
         if !traced { StartupTrace.mark("presented") }
         traced = true
         if !uploaded || !presented { needsFullUpload = true }
@@ -80,6 +82,11 @@ final class ScreenUpdater {
         guard cursorPending else { return }
         cursorPending = false
         let uploaded = presenter.upload([], from: frame, viewport: viewport)
-        if !uploaded || !presenter.present(viewport) { needsFullUpload = true }
+        if !uploaded || !countedPresent() { needsFullUpload = true }
+    }
+
+    private func countedPresent() -> Bool {
+        presents += 1
+        return presenter.present(viewport)
     }
 }

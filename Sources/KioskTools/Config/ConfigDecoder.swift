@@ -67,6 +67,33 @@ struct ConfigDecoder {
                 if let s = number(m.value, path, in: SettingLimits.scale, what: "a scale (pixels per point) or null for automatic") {
                     config.display.scale = s
                 }
+            case "sleep": decodeSleep(m.value)
+            default: unknown(path)
+            }
+        }
+    }
+
+    /// `display.sleep`: null (off) or `{"afterIdleSeconds": N, "schedule": "HH:MM-HH:MM"}`, each
+    /// optional and null for none.
+    private mutating func decodeSleep(_ value: JSONValue) {
+        if value == .null { config.display.sleep = .off; return }
+        guard let object = object(value, "display.sleep") else { return }
+        for m in object.members {
+            let path = "display.sleep.\(m.key)"
+            switch m.key {
+            case "afterIdleSeconds":
+                if m.value == .null { config.display.sleep.afterIdleSeconds = nil; continue }
+                if let s = number(m.value, path, in: SettingLimits.sleepAfterIdle, what: "seconds without input before the screen sleeps, or null") {
+                    config.display.sleep.afterIdleSeconds = s
+                }
+            case "schedule":
+                if m.value == .null { config.display.sleep.schedule = nil; continue }
+                guard let text = m.value.stringValue else { wrongType(path, m.value, SleepWindow.expectation + " or null"); continue }
+                guard let window = SleepWindow(parsing: text) else {
+                    errors.append("\(path): expected \(SleepWindow.expectation) or null, found \(JSONWriter.quoted(text))")
+                    continue
+                }
+                config.display.sleep.schedule = window
             default: unknown(path)
             }
         }

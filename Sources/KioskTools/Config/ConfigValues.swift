@@ -49,4 +49,6 @@ public enum SettingLimits {
     public static let renderPixels = 4096 * 4096
     /// Toggle width in points: 60 pt (37 pt tall, about the smallest touch target) to 1024 pt.
     public static let toggleWidth: ClosedRange<Double> = 60...1024
+    /// `display.sleep.afterIdleSeconds`: 1 s to a week.
+    public static let sleepAfterIdle: ClosedRange<Double> = 1...604_800
 }

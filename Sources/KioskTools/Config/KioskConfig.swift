@@ -11,7 +11,8 @@ import KioskSupport
 ///
 /// ```json
 /// {
-///   "display": { "windowed": false, "size": null, "rotate": 0, "scale": null, "showFPS": false },
+///   "display": { "windowed": false, "size": null, "rotate": 0, "scale": null, "showFPS": false,
+///                "sleep": { "afterIdleSeconds": null, "schedule": null } },
 ///   "toggle": { "width": 260 },
 ///   "theme": { "light": { "page": [235, 246, 255] }, "dark": { "page": [66, 66, 66] } },
 ///   "reduceMotion": false,
@@ -42,6 +43,10 @@ import KioskSupport
 /// libinput's six numbers `[a, b, c, d, e, f]` (`CalibrationMatrix`), applied on KMS/DRM to
 /// touch screens and absolute pointers in place of their udev matrix.
 ///
+/// `display.sleep` turns the screen off (KMS/DRM: the output's power; under a compositor: a
+/// black page, no frames) after `afterIdleSeconds` without input and/or inside a nightly
+/// `schedule` window of local time, `"22:00-06:30"` (`SleepSettings`); both null: never.
+///
 /// `display.size` null means the screen's size (full-screen) or the host's default window;
 /// `display.scale` null means automatic; `preferences` null means the XDG default location,
 /// and a relative path is taken relative to the config file's folder.
@@ -52,6 +57,8 @@ public struct KioskConfig: Equatable, Sendable {
         public var rotate: Rotation = .none
         public var scale: Double? = nil
         public var showFPS: Bool = false
+        /// When the screen sleeps (`display.sleep`); off by default.
+        public var sleep: SleepSettings = .off
         public init() {}
     }
 
@@ -123,6 +130,7 @@ public struct KioskConfig: Equatable, Sendable {
     /// Every key path the file may hold, e.g. "display.rotate".
     public static let knownKeyPaths: [String] = [
         "display", "display.windowed", "display.size", "display.rotate", "display.scale", "display.showFPS",
+        "display.sleep", "display.sleep.afterIdleSeconds", "display.sleep.schedule",
         "toggle", "toggle.width",
         "theme", "theme.light", "theme.light.page", "theme.dark", "theme.dark.page",
         "reduceMotion", "preferences", "colors", "highContrast", "language",

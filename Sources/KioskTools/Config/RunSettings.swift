@@ -37,6 +37,8 @@ public struct RunSettings: Equatable, Sendable {
     public var background = KioskConfig.Page.Background()
     /// Config `input.calibration` (KMS/DRM touch and absolute pointers); nil: none.
     public var calibration: CalibrationMatrix? = nil
+    /// Config `display.sleep`: when the screen sleeps (off by default).
+    public var sleep: SleepSettings = .off
     /// What the environment asks of the host and the run (`HostEnvironment`: the table in
     /// docs/kiosk-operation.md).
     public var host = HostEnvironment()
@@ -65,6 +67,7 @@ public struct RunSettings: Equatable, Sendable {
             colorsPath: config.colors,
             background: config.page.background,
             calibration: config.input.calibration,
+            sleep: config.display.sleep,
             host: HostEnvironment.parse(environment))
     }
 
@@ -119,6 +122,7 @@ public struct RunSettings: Equatable, Sendable {
                 : "light \(background.light ?? "none"), dark \(background.dark ?? "none"), fit \(background.fit.rawValue)"),
             "input calibration (KMS/DRM): " + (calibration.map(\.text)
                 ?? "none (each device's LIBINPUT_CALIBRATION_MATRIX, if set)"),
+            "screen sleep: " + sleep.summary,
         ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
             + "\n" + AppearanceSummary.lines(appearance).joined(separator: "\n")
     }

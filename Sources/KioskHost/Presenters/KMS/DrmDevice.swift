@@ -227,7 +227,7 @@ final class DrmDevice: KMSCard {
     }
 
     /// An object's property ids by name (or, with `values`, their values).
-    private static func properties(fd: Int32, object: UInt32, type: UInt32, values: Bool = false) -> [String: UInt32] {
+    static func properties(fd: Int32, object: UInt32, type: UInt32, values: Bool = false) -> [String: UInt32] {
         guard let props = drmModeObjectGetProperties(fd, object, type) else { return [:] }
         defer { drmModeFreeObjectProperties(props) }
         var out: [String: UInt32] = [:]

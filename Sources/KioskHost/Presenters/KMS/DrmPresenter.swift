@@ -39,19 +39,19 @@ final class DrmPresenter: FramePresenter {
     /// a display that lost its vblank must not stop the kiosk).
     static let flipWaitMilliseconds: Int32 = 100
 
-    private let card: KMSCard
+    let card: KMSCard
     private var buffers: [ScanoutBuffer] = []
-    private var chain: ScanoutChain
+    var chain: ScanoutChain
     private var strategies: FlipStrategies
-    private var modeSet = false
+    var modeSet = false
     /// Master is not ours (VT switched away, session paused): frames are not drawn.
     private(set) var paused = false
     /// What the buffer being drawn got this frame (its damage clips).
     private var copied: [IntRect] = []
     private var rows = OutputRows()
-    private var closed = false
+    private(set) var closed = false
     private var warnedFlipTimeout = false
-    private let output: IntRect
+    let output: IntRect
     /// The pointer's position asked for (`setCursor`, output pixels), nil: no arrow.
     private var cursorAsked: Point?
     /// The arrow every buffer drawn from now on gets (its move is in the chain's damage).
@@ -225,7 +225,7 @@ final class DrmPresenter: FramePresenter {
     }
 
     /// Master is gone: stop drawing until `resume`.
-    private func pause() -> Bool {
+    func pause() -> Bool {
         paused = true
         chain.invalidate(bounds: output)
         return true
@@ -277,7 +277,7 @@ final class DrmPresenter: FramePresenter {
 
     /// Waits for the queued flip's event (up to `flipWaitMilliseconds`); after that the flip is
     /// taken as done, so a display without events cannot stop the kiosk.
-    private func waitForFlip() {
+    func waitForFlip() {
         guard chain.queued != nil else { return }
         awaitFlipEvent()
         chain.flipped()

@@ -1,0 +1,113 @@
+import Appearance
+import AppearanceBus
+import DarkModeToggle
+import KioskEngine
+import Log
+import Raster
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The screen's sleep in the frame loop (config `display.sleep`), around the pure
+/// `ScreenSleepPolicy`: after each pass it asks the policy whether the screen sleeps now and
+/// how long the idle wait may last before it must look again (the next change: no polling);
+/// input goes through it first (a press or a key wakes a sleeping screen and is swallowed).
+///
+/// Asleep: on our DRM presenter the output is switched off (`DrmPresenter.setPowered`: atomic
+/// `ACTIVE=0`, or the connector's DPMS); under a compositor (X11, Wayland through SDL) the page
+/// is replaced by black once. No frames are drawn (`FrameLoop.wantsFrame`), the appearance
+/// sources are still followed (the app's state changes; the page wakes in the right mode).
+/// Awake again: the output switched on and the whole page sent. One log line per change, and
+/// systemd's STATUS says "screen asleep" or "screen awake".
+final class ScreenSleeper {
+    private var policy: ScreenSleepPolicy
+    private let screen: ScreenUpdater
+    private let drm: DrmPresenter?
+    /// The output was switched off (not just drawn black): it is switched on at the wake.
+    private var poweredOff = false
+    /// When it fell asleep (host seconds) and the presents counted then.
+    private var asleepSince: (time: Double, presents: Int)?
+
+    /// Nil when sleep is off in `settings`.
+    init?(settings: SleepSettings, screen: ScreenUpdater, now: Double) {
+        guard settings.isOn else { return nil }
+        policy = ScreenSleepPolicy(settings: settings, zone: AppearanceRunner.systemZone, now: now)
+        self.screen = screen
+        drm = screen.presenter as? DrmPresenter
+        Log.info("screen sleep: \(settings.summary)")
+    }
+
+    var isAsleep: Bool { policy.isAsleep }
+
+    /// The wall clock (UTC seconds) the schedule is read against.
+    static func utcNow() -> Int64 { Int64(time(nil)) }
+
+    /// What STATUS adds.
+    var statusNote: String { isAsleep ? "screen asleep" : "screen awake" }
+
+    /// At the end of a pass: falls asleep (or wakes at the schedule's end) when due. Returns the
+    /// seconds until the next look (nil: only input can change it). Held pointers keep it awake.
+    func update(now: Double, pointersDown: Bool) -> Double? {
+        let utc = Self.utcNow()
+        if !pointersDown, let change = policy.update(now: now, utc: utc) { apply(change, now: now) }
+        return policy.nextCheck(now: now, utc: utc)
+    }
+
+    /// A pointer event: true when the page may have it (false: it woke the screen, or belongs
+    /// to the gesture that did).
+    func admit(_ e: PointerEvent, now: Double) -> Bool {
+        let (deliver, change) = policy.admit(e, now: now)
+        if let change { apply(change, now: now) }
+        return deliver
+    }
+
+    /// A key press: true when the page may have it.
+    func admitKey(now: Double) -> Bool {
+        let (deliver, change) = policy.admitKey(now: now)
+        if let change { apply(change, now: now) }
+        return deliver
+    }
+
+    private func apply(_ change: ScreenSleepPolicy.Change, now: Double) {
+        switch change {
+        case .fellAsleep(let reason):
+            poweredOff = drm?.setPowered(false) ?? false
+            if !poweredOff { _ = screen.showBlack() }
+            asleepSince = (now, screen.presents)
+            let why: String
+            switch reason {
+            case .idle: why = "no input for \(SleepSettings.seconds(policy.settings.afterIdleSeconds ?? 0)) s"
+            case .schedule: why = "the schedule \(policy.settings.schedule.map(\.description) ?? "")"
+            }
+            Log.info("screen asleep (\(why); \(poweredOff ? "display switched off" : "page black, no frames"))")
+        case .wokeByInput(let touch):
+            wake(touch ? "a touch or click" : "a key", now: now)
+        case .wokeBySchedule:
+            wake("the schedule \(policy.settings.schedule.map(\.description) ?? "") ended", now: now)
+        }
+    }
+
+    private func wake(_ why: String, now: Double) {
+        if poweredOff { _ = drm?.setPowered(true) }
+        poweredOff = false
+        screen.contentLost()
+        var stay = ""
+        if let since = asleepSince {
+            stay = "; asleep \(SleepSettings.seconds((now - since.time).rounded())) s, \(screen.presents - since.presents) frames presented meanwhile"
+        }
+        asleepSince = nil
+        Log.info("screen awake (\(why)\(stay))")
+    }
+}
+
+extension ScreenUpdater {
+    /// Sends an opaque black page and presents it (a compositor's "off"); the next frame sends
+    /// the whole page again. False when the presenter failed.
+    func showBlack() -> Bool {
+        let black = Pixmap(width: viewport.pagePixelWidth, height: viewport.pagePixelHeight)
+        black.fill(black.bounds, with: PremultipliedRGBA8(r: 0, g: 0, b: 0, a: 255).packed)
+        let ok = presenter.upload([black.bounds], from: black, viewport: viewport) && presenter.present(viewport)
+        contentLost()
+        return ok
+    }
+}
