@@ -144,7 +144,7 @@ public enum CalibrationHost {
             _ = presenter.present(viewport)
             let t = round.targets[round.index]
             let kind = round.index == round.checkIndex ? "the check point" : "target \(round.index + 1) of \(CalibrationRound.fittedCount)"
-            say("calibrate: touch \(kind) at (\(Int(t.pageX.rounded())), \(Int(t.pageY.rounded()))) px: the centre of the crosshair, then lift")
+            say("calibrate: touch \(kind) at (\(CalibrationRound.pixels(t.pageX)), \(CalibrationRound.pixels(t.pageY))) px: the centre of the crosshair, then lift")
         }
 
         private func accepts(_ device: Int64) -> Bool {
