@@ -156,10 +156,17 @@ def _calibrate(run, rotate):
     run.save_prefs("light")
     kiosk_args = ["--config", config_guest] + (["--rotate", str(rotate)] if rotate else [])
     run.start(*kiosk_args, expect=run.kiosk.light)
-    cx, cy = run.kiosk.centre(run.kiosk.layout(*page_size)["toggle"])
+    layout = run.kiosk.layout(*page_size)
+    cx, cy = run.kiosk.centre(layout["toggle"])
+    ux, uy = device_point(output_normalised((cx, cy), page_size, rotate))
+    # Without the matrix the same touch would land on no control (else the tap proves nothing).
+    plain = ((ux - XR[0]) / (XR[1] - XR[0] + 1), (uy - YR[0]) / (YR[1] - YR[0] + 1))
+    on_page = {0: lambda u, v: (u, v), 90: lambda u, v: (v, 1 - u)}[rotate](*plain)
+    px, py = on_page[0] * page_size[0], on_page[1] * page_size[1]
+    check(not any(x - 24 <= px <= x + cw + 24 and y - 24 <= py <= y + ch + 24 for x, y, cw, ch in layout.values()),
+          f"the uncalibrated position ({px:.0f}, {py:.0f}) is on a control: the scenario could not tell")
     started = time.monotonic()
-    run.vm.agent.call("tap", device="touch", x=device_point(output_normalised((cx, cy), page_size, rotate))[0],
-                      y=device_point(output_normalised((cx, cy), page_size, rotate))[1])
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
     run.wait_change("dark", run.kiosk.dark, "calibrated tap on original", started)
     run.stop()
 
