@@ -161,6 +161,13 @@ public struct CalibrationResult: Sendable, Equatable {
     /// Rounds refused before this one.
     public var restarts: Int
 
+    public init(matrix: CalibrationMatrix, checkErrorPixels: Double, samples: [(x: Double, y: Double)], restarts: Int) {
+        self.matrix = matrix
+        self.checkErrorPixels = checkErrorPixels
+        self.samples = samples
+        self.restarts = restarts
+    }
+
     public static func == (l: CalibrationResult, r: CalibrationResult) -> Bool {
         l.matrix == r.matrix && l.checkErrorPixels == r.checkErrorPixels && l.restarts == r.restarts
             && l.samples.elementsEqual(r.samples) { $0 == $1 }

@@ -11,7 +11,8 @@ public enum CalibrationConfigFile {
     public static let defaultPath = "/etc/darkmode-kiosk/kiosk.json"
 
     /// The file's document (an empty object when it does not exist yet), or why it cannot
-    /// take the key (usage errors naming the file).
+    /// take the key: not JSON, not an object, or a config `run` refuses (errors naming the file
+    /// and the key, exit status 2).
     public static func check(path: String) throws(KioskError) -> JSONObject {
         let root: JSONValue
         switch FileIO.readFile(at: path, limit: KioskConfig.sizeLimit) {
@@ -20,6 +21,8 @@ public enum CalibrationConfigFile {
             do { root = try StrictJSONParser.parse(bytes) } catch {
                 throw .input("config file \(path): not valid JSON: \(error)")
             }
+            // A file `run` refuses is said now, not after the last target.
+            _ = try KioskConfig.decode(bytes, file: path)
         case .notRegularFile(let kind): throw .input("config file \(path): is a \(kind), expected a JSON file")
         case .tooLarge: throw .input("config file \(path): larger than \(KioskConfig.sizeLimit) bytes, expected a small JSON file")
         case .failed(let reason): throw .input("config file \(path): cannot be read (\(reason))")
