@@ -13,7 +13,8 @@ true map, each press a stray reading (a spike far off) among jittered ones.
                      check point's error (at most 1.5 px) and the udev rule, and the config file
                      holds the matrix (within 0.01 of the panel's) with its other keys kept; then
                      the kiosk started with that config switches the page at a tap on the
-                     Original toggle's centre
+                     Original toggle's centre (or, where the same touch without the matrix would
+                     land on a control too, the nearest point of the toggle where it would not)
   calibrate_rotated  the same with --rotate 90 (the targets shown turned, the kiosk run turned)
   compositor         with WAYLAND_DISPLAY set the command refuses in one line, exit status 1
 
@@ -157,18 +158,32 @@ def _calibrate(run, rotate):
     kiosk_args = ["--config", config_guest] + (["--rotate", str(rotate)] if rotate else [])
     run.start(*kiosk_args, expect=run.kiosk.light)
     layout = run.kiosk.layout(*page_size)
-    cx, cy = run.kiosk.centre(layout["toggle"])
-    ux, uy = device_point(output_normalised((cx, cy), page_size, rotate))
-    # Without the matrix the same touch would land on no control (else the tap proves nothing).
-    plain = ((ux - XR[0]) / (XR[1] - XR[0] + 1), (uy - YR[0]) / (YR[1] - YR[0] + 1))
-    on_page = {0: lambda u, v: (u, v), 90: lambda u, v: (v, 1 - u)}[rotate](*plain)
-    px, py = on_page[0] * page_size[0], on_page[1] * page_size[1]
-    check(not any(x - 24 <= px <= x + cw + 24 and y - 24 <= py <= y + ch + 24 for x, y, cw, ch in layout.values()),
-          f"the uncalibrated position ({px:.0f}, {py:.0f}) is on a control: the scenario could not tell")
+    ux, uy, where = tap_point(layout, page_size, rotate)
+    run.log(f"info: {run.name}: the kiosk's tap on the Original at page ({where[0]:.0f}, {where[1]:.0f}), device ({ux}, {uy})")
     started = time.monotonic()
     run.vm.agent.call("tap", device="touch", x=ux, y=uy)
     run.wait_change("dark", run.kiosk.dark, "calibrated tap on original", started)
     run.stop()
+
+
+def tap_point(layout, page_size, rotate):
+    """Where to tap the Original toggle (its centre, else the nearest point of its inner 60 %)
+    so that the same touch without the matrix lands on no control: else the tap proves
+    nothing. A control's hit area is its frame exactly (ToggleInteraction: `metrics.bounds`;
+    the button's frame), so 8 px around it covers the rounding of device units. Returns
+    (device x, device y, page position)."""
+    x, y, w, h = layout["toggle"]
+    candidates = [(x + w / 2, y + h / 2)] + sorted(
+        ((x + w * (0.2 + 0.1 * i), y + h * (0.2 + 0.1 * j)) for i in range(7) for j in range(7)),
+        key=lambda p: (p[0] - x - w / 2) ** 2 + (p[1] - y - h / 2) ** 2)
+    for page in candidates:
+        ux, uy = device_point(output_normalised(page, page_size, rotate))
+        plain = ((ux - XR[0]) / (XR[1] - XR[0] + 1), (uy - YR[0]) / (YR[1] - YR[0] + 1))
+        u, v = {0: (plain[0], plain[1]), 90: (plain[1], 1 - plain[0])}[rotate]
+        px, py = u * page_size[0], v * page_size[1]
+        if not any(cx - 8 <= px <= cx + cw + 8 and cy - 8 <= py <= cy + ch + 8 for cx, cy, cw, ch in layout.values()):
+            return ux, uy, page
+    check(False, "every point of the Original toggle lands on a control without the matrix: the scenario could not tell")
 
 
 def calibrate(run):
