@@ -15,6 +15,8 @@ true map, each press a stray reading (a spike far off) among jittered ones.
                      the kiosk started with that config switches the page at a tap on the
                      Original toggle's centre (or, where the same touch without the matrix would
                      land on a control too, the nearest point of the toggle where it would not)
+  calibrate_evdev    the same before udevd runs in the guest: calibrate reads the panel with the
+                     kiosk's own evdev reader (the kiosk after it starts udevd: libinput)
   calibrate_rotated  the same with --rotate 90 (the targets shown turned, the kiosk run turned)
   compositor         with WAYLAND_DISPLAY set the command refuses in one line, exit status 1
 
@@ -100,14 +102,17 @@ def wait_target(run, n, page_size, rotate, refusals=0):
     return out
 
 
-def _calibrate(run, rotate):
+def _calibrate(run, rotate, udev=True):
     w, h = run.mode
     page_size = (h, w) if rotate in (90, 270) else (w, h)
     config_host = run.vm.host_out(f"{run.name}.kiosk.json")
     config_guest = run.vm.guest_out(f"{run.name}.kiosk.json")
     with open(config_host, "w") as f:
         json.dump({"reduceMotion": True, "language": "en"}, f)
-    start_udevd(run)
+    if udev:
+        start_udevd(run)
+    else:
+        check(not run.udevd, "udevd runs already: this scenario must come before the ones that start it")
     run.device("touch", "single", XR, YR, label=LABEL)
     log = run.vm.guest_out(f"{run.name}.calibrate.log")
     run.calibrate_log = lambda: open(run.vm.host_out(f"{run.name}.calibrate.log"), errors="replace").read() \
@@ -143,6 +148,10 @@ def _calibrate(run, rotate):
     check(error <= 1.5, f"the check point is off by {error} px, expected at most 1.5:{run.calibrate_tail()}")
     check(f'ATTRS{{name}}=="{LABEL}", ENV{{LIBINPUT_CALIBRATION_MATRIX}}="' in text,
           f"--print gave no udev rule line for {LABEL}:{run.calibrate_tail()}")
+    # The reader: the evdev one says "read directly (no udev)" on the device's line, libinput does not.
+    check(f'"{LABEL}"' in text, f"calibrate did not name {LABEL}:{run.calibrate_tail()}")
+    check(("read directly (no udev)" in text) == (not udev),
+          f"calibrate read the panel {'with' if udev else 'without'} the evdev reader:{run.calibrate_tail()}")
     with open(config_host) as f:
         config = json.load(f)
     check(config.get("reduceMotion") is True and config.get("language") == "en",
@@ -191,6 +200,11 @@ def calibrate(run):
     _calibrate(run, 0)
 
 
+def calibrate_evdev(run):
+    """The same without udevd (the kiosk's own evdev reader: Buildroot, busybox); the kiosk after it runs with udevd."""
+    _calibrate(run, 0, udev=False)
+
+
 def calibrate_rotated(run):
     """The same with --rotate 90 for calibrate and for the kiosk."""
     _calibrate(run, 90)
@@ -215,8 +229,8 @@ def compositor(run):
         check(f.read() == '{"language": "en"}\n', "the config file changed")
 
 
-SCENARIOS = {f.__name__: f for f in (calibrate, calibrate_rotated, compositor)}
-ORDER = ["compositor", "calibrate", "calibrate_rotated"]
+SCENARIOS = {f.__name__: f for f in (calibrate, calibrate_evdev, calibrate_rotated, compositor)}
+ORDER = ["compositor", "calibrate_evdev", "calibrate", "calibrate_rotated"]
 
 
 def main():
