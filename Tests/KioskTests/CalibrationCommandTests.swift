@@ -91,6 +91,15 @@ import KioskEngine
         #expect(readText(path) == text, "the file is left as it was")
     }
 
+    @Test func aFolderThatDoesNotExistIsRefusedBeforeTheRound() {
+        let folder = TempFolder()
+        let path = folder.file("missing/kiosk.json")
+        do { _ = try CalibrationConfigFile.check(path: path); Issue.record("a missing folder accepted") } catch {
+            #expect(error.exitStatus == 2)
+            #expect(error.message.contains(folder.file("missing")) && error.message.contains("No such file"), "\(error.message)")
+        }
+    }
+
     @Test func aFolderIsRefused() {
         let folder = TempFolder()
         do { _ = try CalibrationConfigFile.check(path: folder.path); Issue.record("a folder accepted") } catch {

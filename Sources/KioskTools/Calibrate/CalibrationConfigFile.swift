@@ -1,5 +1,8 @@
 import KioskEngine
 import KioskSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Puts a calibration into a config file's `input.calibration`, keeping everything else in the
 /// file as it was (other keys, their order, numbers as written): `darkmode-kiosk calibrate`.
@@ -15,6 +18,11 @@ public enum CalibrationConfigFile {
     /// and the key, exit status 2).
     public static func check(path: String) throws(KioskError) -> JSONObject {
         let root: JSONValue
+        // The new file is made beside the old one and renamed over it: its folder must take it.
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        if access(folder.isEmpty ? "/" : folder, W_OK) != 0 {
+            throw .input("config file \(path): its folder \(folder.isEmpty ? "/" : folder) cannot take a new file (\(FileIO.errorText(errno)))")
+        }
         switch FileIO.readFile(at: path, limit: KioskConfig.sizeLimit) {
         case .notFound: return JSONObject()
         case .bytes(let bytes):
