@@ -70,6 +70,8 @@ func main() -> Int32 {
             try SoakCommand.run(minutes: options.minutes, seed: options.seed,
                                 size: options.size ?? PixelSize(width: 1280, height: 800), scale: options.scale ?? 1) { StandardOutput.line($0) }
             return 0
+        case .calibrate(let options):
+            return try runCalibrate(options)
         }
     } catch let error as KioskError {
         return error.report()

@@ -46,7 +46,7 @@ public struct CalibrationMatrix: Sendable, Equatable {
     public var text: String { "[" + values.map(Self.format).joined(separator: ", ") + "]" }
 
     /// A value as a person writes it: "0", not "0.0".
-    static func format(_ v: Double) -> String {
+    public static func format(_ v: Double) -> String {
         v.isFinite && v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : "\(v)"
     }
 

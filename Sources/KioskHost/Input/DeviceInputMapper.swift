@@ -18,6 +18,8 @@ public enum DeviceInput: Sendable, Equatable {
     case relativeMotion(device: Int64, dx: Double, dy: Double)
     /// A pointer button, by its evdev code (`BTN_LEFT` is 0x110).
     case button(device: Int64, code: UInt32, isDown: Bool)
+    /// A device was opened (its kernel name): only `calibrate --device NAME` looks at it.
+    case deviceAdded(device: Int64, name: String)
     /// The device was unplugged: its touches and its held button are cancelled.
     case deviceRemoved(device: Int64)
     /// The device's events were lost (the kernel's `SYN_DROPPED`, or the queue to the frame
@@ -103,6 +105,8 @@ public struct DeviceInputMapper: Sendable {
             cursorDevice = device
             let w = windowUnits(viewport)
             return [.mouseButton(isDown: isDown, which: Self.mouseWhich, button: button, x: w.x, y: w.y)]
+        case .deviceAdded:
+            return []
         case let .deviceRemoved(device), let .syncLost(device):
             var out: [RawPointerInput] = []
             if case .deviceRemoved = input, cursorDevice == device {

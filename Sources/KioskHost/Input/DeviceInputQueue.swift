@@ -69,7 +69,7 @@ extension DeviceInput {
         switch self {
         case let .touch(_, device, _, _, _), let .touchEnd(_, device, _), let .absoluteMotion(device, _, _),
              let .relativeMotion(device, _, _), let .button(device, _, _), let .deviceRemoved(device),
-             let .syncLost(device):
+             let .syncLost(device), let .deviceAdded(device, _):
             return device
         }
     }

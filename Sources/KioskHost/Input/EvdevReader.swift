@@ -43,6 +43,8 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     private var watchingParent = false
     private var nextID: Int64 = 1
     private var permissionWarned: Set<String> = []
+    /// What the first listing found (`.deviceAdded` of each device opened), queued as the thread starts.
+    private var firstBatch: [StampedInput] = []
 
     private init(handOff: InputHandOff) { self.handOff = handOff }
 
@@ -76,6 +78,8 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 64 * Int(CLIBINPUT_INPUT_EVENT_SIZE))
         var notes = [UInt8](repeating: 0, count: 4096)
+        if !firstBatch.isEmpty { enqueue(firstBatch) }
+        firstBatch = []
         loop: while true {
             let nodes = devices.keys.sorted()
             var fds = [pollfd(fd: handOff.stopDescriptor, events: Int16(POLLIN), revents: 0),
@@ -129,12 +133,13 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     private func rescan() {
         var batch: [StampedInput] = []
         perform(tracker.listed(Self.listFolder()), into: &batch)
+        firstBatch = batch
     }
 
     private func perform(_ actions: [InputNodeTracker.Action], into batch: inout [StampedInput]) {
         for action in actions {
             switch action {
-            case .open(let name): tracker.opened(name, open(name))
+            case .open(let name): tracker.opened(name, open(name, into: &batch))
             case .close(let name): release(name, into: &batch)
             case .rescan:
                 watch()
@@ -157,7 +162,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     }
 
     /// Opens, classifies and grabs one node; one log line says what became of it.
-    private func open(_ name: String) -> InputNodeTracker.Outcome {
+    private func open(_ name: String, into batch: inout [StampedInput]) -> InputNodeTracker.Outcome {
         let path = Self.folder + "/" + name
         let fd = clibinput_open(path, O_RDONLY | O_NONBLOCK)
         if fd < 0 {
@@ -170,7 +175,8 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
             return fd == -ENOENT || fd == -ENODEV ? .leftAlone : .waiting
         }
         let caps = Self.capabilities(fd)
-        let label = "\"\(Self.name(fd))\" (\(path))"
+        let deviceName = Self.name(fd)
+        let label = "\"\(deviceName)\" (\(path))"
         switch EvdevDeviceKind.classify(caps) {
         case .failure(let refusal):
             close(fd)
@@ -185,6 +191,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
             if grab != 0 { notes.append("not grabbed from SDL (\(String(cString: strerror(grab)))): its input may arrive twice") }
             _ = clibinput_evdev_monotonic(fd)
             devices[name] = Open(fd: fd, decoder: EvdevDecoder(device: nextID, kind: kind, x: x, y: y))
+            batch.append(StampedInput(time: MonotonicClock.seconds(), input: .deviceAdded(device: nextID, name: deviceName)))
             nextID += 1
             permissionWarned.remove(name)
             let range = axes.isEmpty ? "" : ", \(x.minimum)…\(x.maximum) × \(y.minimum)…\(y.maximum)"

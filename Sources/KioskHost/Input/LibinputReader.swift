@@ -145,7 +145,9 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         let device = Self.id(libinput_event_get_device(event))
         switch type {
         case LIBINPUT_EVENT_DEVICE_ADDED:
-            added(libinput_event_get_device(event))
+            if let name = added(libinput_event_get_device(event)) {
+                batch.append(Stamped(time: MonotonicClock.seconds(), input: .deviceAdded(device: device, name: name)))
+            }
         case LIBINPUT_EVENT_DEVICE_REMOVED:
             deviceFDs[device] = nil
             batch.append(Stamped(time: MonotonicClock.seconds(), input: .deviceRemoved(device: device)))
@@ -192,9 +194,9 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     }
 
     /// A new device: pointer, touch and tablet devices are kept and grabbed from SDL; the rest
-    /// (keyboards, switches) are closed again and stay SDL's.
-    private func added(_ device: OpaquePointer?) {
-        guard let device else { return }
+    /// (keyboards, switches) are closed again and stay SDL's. The name of a device kept; nil: not kept.
+    private func added(_ device: OpaquePointer?) -> String? {
+        guard let device else { return nil }
         let touch = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TOUCH) != 0
         let tablet = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_TABLET_TOOL) != 0
         let pointer = libinput_device_has_capability(device, LIBINPUT_DEVICE_CAP_POINTER) != 0
@@ -205,7 +207,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         } ?? "?"
         guard touch || tablet || pointer else {
             libinput_device_config_send_events_set_mode(device, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
-            return
+            return nil
         }
         var notes: [String] = []
         if let fd = opened[node], let broken = EvdevDeviceKind.brokenPositionAxis(EvdevReader.capabilities(fd)) {
@@ -213,7 +215,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
             // EVIOCSABS): positions would land mirrored or nowhere. Left alone, like a keyboard.
             libinput_device_config_send_events_set_mode(device, LIBINPUT_CONFIG_SEND_EVENTS_DISABLED.rawValue)
             Log.info("input: not reading \"\(name)\" (\(node)): \(broken.reason)")
-            return
+            return nil
         }
         if let fd = opened[node] {
             deviceFDs[Self.id(device)] = fd
@@ -237,6 +239,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         }
         let kind = touch ? "touch screen" : tablet ? "tablet" : "pointer"
         Log.info("input: \(kind) \"\(name)\" (\(node))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
+        return name
     }
 
     fileprivate func opened(_ path: String, flags: Int32) -> Int32 {

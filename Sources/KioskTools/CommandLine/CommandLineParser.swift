@@ -51,6 +51,7 @@ public enum CommandLineParser {
         case .replay: return .replay(try replayOptions(scanned))
         case .bench: return .bench(try benchOptions(scanned))
         case .soak: return .soak(try soakOptions(scanned))
+        case .calibrate: return .calibrate(try calibrateOptions(scanned))
         }
     }
 
@@ -289,6 +290,22 @@ public enum CommandLineParser {
         return o
     }
 
+    static func calibrateOptions(_ s: Scanned) throws(KioskError) -> CalibrateOptions {
+        try noPositionals(s, .calibrate)
+        var o = CalibrateOptions()
+        if let name = s.value("--device") {
+            guard !name.isEmpty else { throw .usage("--device: expected an input device's name (as in /proc/bus/input/devices), found ''") }
+            o.deviceName = name
+        }
+        o.printResult = s.has("--print")
+        o.rotate = try s.rotation("--rotate") ?? .none
+        if let path = s.value("--config") {
+            guard !path.isEmpty else { throw .usage("--config: expected a file name, found ''") }
+            o.configPath = path
+        }
+        return o
+    }
+
     // MARK: - Value validators
 
     /// "R,G,B" with each component an integer 0…255.
@@ -363,6 +380,7 @@ struct FlagSpec: Equatable {
         case .replay: return replay
         case .bench: return bench
         case .soak: return soak
+        case .calibrate: return calibrate
         }
     }
 
@@ -410,6 +428,12 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--seed", valueName: "N", help: "random-input seed (default 1)"),
         FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels (default 1280x800)"),
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
+    ]
+    static let calibrate: [FlagSpec] = [
+        FlagSpec(name: "--device", valueName: "NAME", help: "calibrate this touch device (its name, as in /proc/bus/input/devices; default: the first one touched)"),
+        FlagSpec(name: "--print", help: "also print the config key and the udev rule line (LIBINPUT_CALIBRATION_MATRIX)"),
+        FlagSpec(name: "--rotate", valueName: "0|90|180|270", help: "the page's turn the kiosk runs with (default 0)"),
+        FlagSpec(name: "--config", valueName: "FILE", help: "the config file whose input.calibration is written (default /etc/darkmode-kiosk/kiosk.json)"),
     ]
     static let bench: [FlagSpec] = [
         FlagSpec(name: "--size", valueName: "WxH", help: "page size in pixels"),

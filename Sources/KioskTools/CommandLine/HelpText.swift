@@ -9,6 +9,7 @@ public enum HelpText {
         .replay: "darkmode-kiosk replay TRACE.jsonl",
         .bench: "darkmode-kiosk bench",
         .soak: "darkmode-kiosk soak",
+        .calibrate: "darkmode-kiosk calibrate",
     ]
 
     /// Synopsis lines wrap before this many characters; continuation lines are indented.
@@ -39,6 +40,8 @@ public enum HelpText {
         .replay: "Run a JSON-lines input trace through the engine on a virtual clock; JSON lines on stdout.",
         .bench: "Time frames of the real renderer and page headlessly.",
         .soak: "Random interaction through the real app on a virtual clock; fails (exit 1) if memory grows or frame times drift.",
+        .calibrate: "Calibrate a touch screen on the spot (KMS/DRM, not under a compositor): touch the crosshairs; "
+            + "the matrix goes to the config's input.calibration, then it exits.",
     ]
 
     /// The general help: every subcommand's usage.

@@ -13,6 +13,8 @@ public enum KioskCommand: Equatable, Sendable {
     case bench(BenchOptions)
     /// Random interaction through the real app on a virtual clock; memory and drift checks.
     case soak(SoakOptions)
+    /// Touch calibration on the spot (KMS/DRM), written to the config's `input.calibration`.
+    case calibrate(CalibrateOptions)
     /// Print help (general when nil, else the subcommand's) and exit 0.
     case help(KioskSubcommand?)
     /// Print `KioskVersion.line` and exit 0.
@@ -23,7 +25,7 @@ public enum KioskCommand: Equatable, Sendable {
 }
 
 public enum KioskSubcommand: String, CaseIterable, Equatable, Sendable {
-    case run, render, replay, bench, soak
+    case run, render, replay, bench, soak, calibrate
 }
 
 /// `darkmode-kiosk [run] …` flags. Optional values are nil when the flag was not given, so
@@ -45,6 +47,19 @@ public struct RunOptions: Equatable, Sendable {
     public var language: String?
     /// `--threads N`: lanes that draw a frame; nil for the default (`HelperLanes.defaultLanes`).
     public var lanes: Int?
+    public init() {}
+}
+
+/// `darkmode-kiosk calibrate …` flags.
+public struct CalibrateOptions: Equatable, Sendable {
+    /// `--device NAME`: only this input device's touches (its kernel name); nil: the first touched.
+    public var deviceName: String?
+    /// `--print`: also print the config key and the udev rule line.
+    public var printResult = false
+    /// `--rotate`: the page's turn the kiosk runs with (targets are shown as the viewer sees them).
+    public var rotate: Rotation = .none
+    /// `--config FILE`: the file whose `input.calibration` is written (default `CalibrationConfigFile.defaultPath`).
+    public var configPath: String?
     public init() {}
 }
 
