@@ -8,7 +8,8 @@
 /// `source` is what decided the shown appearance: `preference` (a fixed light or dark choice),
 /// or for `system` the source that answered (`portal`, `lightSensor`, `schedule`, `none`).
 /// `display` is `on` until the display's sleep lands (issue 43 leaves `display/set` to it).
-/// `frames` covers the frames drawn in the last minute (absent before the first).
+/// `frames` covers the frames presented in the last minute (the times between them; absent
+/// before the first).
 public struct FleetState: Equatable, Sendable {
     public var preference: FleetAppearance
     public var dark: Bool
@@ -49,7 +50,8 @@ public struct FrameStatistics: Equatable, Sendable {
     public var count: Int
     public var p50Milliseconds: Double
     public var p99Milliseconds: Double
-    /// Frames that took longer than the frame budget (1/60 s).
+    /// Frames that came late: more than 1.5 frame budgets (25 ms at 60 Hz) after the one
+    /// before, i.e. at least one refresh missed.
     public var overBudget: Int
 
     public init(count: Int, p50Milliseconds: Double, p99Milliseconds: Double, overBudget: Int) {
@@ -59,13 +61,14 @@ public struct FrameStatistics: Equatable, Sendable {
         self.overBudget = overBudget
     }
 
-    /// From frame times in milliseconds (nil when there are none): nearest-rank percentiles.
+    /// From the times between presented frames in milliseconds (nil when there are none):
+    /// nearest-rank percentiles; late: over 1.5 × `budget`.
     public static func of(_ milliseconds: [Double], budget: Double = 1000.0 / 60) -> FrameStatistics? {
         guard !milliseconds.isEmpty else { return nil }
         let sorted = milliseconds.sorted()
         func rank(_ p: Double) -> Double { sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))] }
         return FrameStatistics(count: sorted.count, p50Milliseconds: rank(0.5), p99Milliseconds: rank(0.99),
-                               overBudget: sorted.reduce(0) { $0 + ($1 > budget ? 1 : 0) })
+                               overBudget: sorted.reduce(0) { $0 + ($1 > 1.5 * budget ? 1 : 0) })
     }
 
     var json: FleetJSON {

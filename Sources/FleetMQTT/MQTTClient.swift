@@ -207,6 +207,7 @@ public final class MQTTClient: @unchecked Sendable {
     private func stopCleanly(_ m: OpaquePointer) {
         let offline = Array("offline".utf8)
         _ = mosquitto_publish(m, nil, topics.availability, Int32(offline.count), offline, 1, true)
+        connected = false
         let end = MonotonicClock.seconds() + 1
         while mosquitto_want_write(m) && MonotonicClock.seconds() < end {
             if mosquitto_loop_write(m, 1) != MOSQ_ERR_SUCCESS.rawValue { break }
