@@ -104,7 +104,8 @@ start_broker() {
 stop_broker() { kill "$BROKER"; wait "$BROKER" 2>/dev/null || true; BROKER=; }
 start_broker
 export MQTT_PORT=$PLAIN_PORT MQTT_USER=ha MQTT_PASSWORD=ha-secret
-mosquitto -h 2>&1 | head -1 | grep -q 'mosquitto version 2\.' || fail "not mosquitto 2.x: $(mosquitto -h 2>&1 | head -1)"
+BV=$( (mosquitto -h 2>&1 || true) | head -1)
+[[ "$BV" == "mosquitto version 2."* ]] || fail "not mosquitto 2.x: $BV"
 
 kiosk_config() { # FILE ID BROKER-URL CAFILE GROUPS-JSON [EXTRA-JSON]
     local ca="" extra=""
@@ -293,6 +294,16 @@ kill -HUP "$BROKER"
 wait_line "$E2E_TMP/k2.err" "mqtt: connected" 1 40 "k2 after the broker's password was fixed"
 pass "wrong password, unknown CA, host-name mismatch: one clear line each, kiosks running; k2 connected once the broker was fixed"
 for p in $K2 $K3 $K4; do kill -TERM $p; wait $p 2>/dev/null || true; done
+# Discovery switched off: the configs k2 published are deleted at its next connection.
+$HA discovery k2 >/dev/null || fail "k2's discovery configs are not there"
+kiosk_config "$D/k2.json" k2 "mqtts://127.0.0.1:$TLS_PORT" "$D/ca.crt" '[]' '"discovery": false'
+offscreen k2 "$D/k2.json"; K2=$APP
+wait_line "$E2E_TMP/k2.err" "mqtt: connected" 1 20 "k2 with discovery off"
+sleep 0.5
+$HA no-discovery k2 >/dev/null || fail "discovery off: k2's configs are still retained"
+kill -TERM $K2; wait $K2 2>/dev/null || true
+[ "$($HA retained darkmode-kiosk/k2/availability)" = "retained offline" ] || fail "k2's clean stop left availability $($HA retained darkmode-kiosk/k2/availability)"
+pass "discovery off → the retained configs deleted; a clean stop → availability offline"
 
 # --- 20 kiosks, two groups --------------------------------------------------------------------
 PIDS=()

@@ -11,7 +11,7 @@ Commands (one per run; every line printed is `key value`; exit 1 with a message 
                                subscribes to every STATE topic, sends PAYLOAD to TOPIC (QoS 1) and
                                waits until each state has KEY == VALUE: prints the slowest time
   watch STATE SECS             prints `at MONOTONIC preference shown` for each state message for SECS
-  times COUNT TOPIC STATE      COUNT commands alternating dark/light: command-to-state p50/p99 (ms)
+  times COUNT TOPIC STATE      COUNT commands alternating dark/light (each a change): command-to-state p50/p99 (ms)
   flood TOPIC SECS RATE        RATE messages a second for SECS on TOPIC and its neighbours:
                                unknown words, 2 KiB payloads, binary, empty
 Connection: MQTT_HOST, MQTT_PORT, MQTT_USER, MQTT_PASSWORD, MQTT_CA (TLS when set).
@@ -162,8 +162,10 @@ def main(argv):
         c = connect(on_message, [state])
         time.sleep(0.3)
         times = []
+        # Start with the opposite of the retained state's preference: every command changes it.
+        first = "light" if last.get("v", ("system",))[0] == "dark" else "dark"
         for i in range(count):
-            want = "dark" if i % 2 == 0 else "light"
+            want = first if i % 2 == 0 else ("light" if first == "dark" else "dark")
             t0 = time.monotonic()
             c.publish(topic, want, qos=1)
             while time.monotonic() < t0 + 2:
