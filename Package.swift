@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "SDBus", "Threads"], resources: [.copy("Mocks")]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "CSystemd"]),
-        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["Fleet", "BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus", "Threads"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "Log", "Threads"]),

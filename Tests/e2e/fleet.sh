@@ -82,6 +82,7 @@ persistence true
 persistence_location $D/data/
 autosave_interval 1
 max_queued_messages 1000
+set_tcp_nodelay true
 log_dest file $D/broker.log
 log_type error
 log_type warning
@@ -136,10 +137,11 @@ pass "run --check: the fleet's lines and the drop-in named; a missing CA file an
 # --- layout, X, k1 --------------------------------------------------------------------------
 W=800 H=600
 : >"$E2E_TMP/empty.jsonl"
-read -r OX OY OW OH < <("$KIOSK" replay "$E2E_TMP/empty.jsonl" --size ${W}x${H} --scale 1 | head -1 | $PY -c '
+"$KIOSK" replay "$E2E_TMP/empty.jsonl" --size ${W}x${H} --scale 1 >"$E2E_TMP/replay.out"
+read -r OX OY OW OH < <($PY -c '
 import json, sys
 t = json.loads(sys.stdin.readline())["layout"]["toggle"]
-print(*[int(round(t[f])) for f in "xywh"])')
+print(*[int(round(t[f])) for f in "xywh"])' <"$E2E_TMP/replay.out")
 TX=$((OX + OW / 2)) TY=$((OY + OH / 2))
 start_xvfb ${W}x${H}
 PREFS=$E2E_TMP/k1/prefs.json

@@ -389,7 +389,7 @@ struct ConfigDecoder {
 
     private mutating func unknown(_ path: String) {
         var message = "unknown key \"\(path)\""
-        if let s = Suggestion.closest(to: path, among: KioskConfig.knownKeyPaths) { message += " (did you mean \"\(s)\"?)" }
+        if let s = Suggestion.closest(to: path, among: KioskConfig.knownKeyPaths + KioskConfig.fleetMQTTKeyPaths) { message += " (did you mean \"\(s)\"?)" }
         errors.append(message)
     }
 }

@@ -18,6 +18,7 @@ Connection: MQTT_HOST, MQTT_PORT, MQTT_USER, MQTT_PASSWORD, MQTT_CA (TLS when se
 """
 import json
 import os
+import socket
 import sys
 import time
 
@@ -35,6 +36,8 @@ def connect(on_message=None, subscribe=()):
     subscribed = []
     c.on_subscribe = lambda *a: subscribed.append(1)
     c.connect(os.environ.get("MQTT_HOST", "127.0.0.1"), int(os.environ["MQTT_PORT"]), 30)
+    # No Nagle delay on small packets (Home Assistant's client and the kiosk's set it too).
+    c.socket().setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     c.loop_start()
     for t in subscribe:
         c.subscribe(t, 1)
