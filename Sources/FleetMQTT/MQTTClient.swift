@@ -74,7 +74,6 @@ public final class MQTTClient: @unchecked Sendable {
     private var lastFailure: String?
     /// The libmosquitto log's last error line during this attempt (TLS errors are told there).
     private var attemptError: String?
-    private var everConnected = false
 
     /// `log`: connection state changes (one line each); `faults`: rate-limited bad messages.
     public init(options: MQTTClientOptions, log: @escaping @Sendable (String) -> Void, faults: SharedLogLimiter) {
@@ -244,7 +243,6 @@ public final class MQTTClient: @unchecked Sendable {
         backoff.reset()
         lastFailure = nil
         log("mqtt: connected to \(options.settings.broker.url) as \"\(options.clientId)\"; commands on \(topics.subscriptions.joined(separator: ", "))")
-        everConnected = true
         for t in topics.subscriptions { _ = mosquitto_subscribe(m, nil, t, 1) }
         let online = Array("online".utf8)
         _ = mosquitto_publish(m, nil, topics.availability, Int32(online.count), online, 1, true)
