@@ -169,32 +169,35 @@ cp "$E2E_TMP/shot.png" "$SHOTS/k1-dark.png"
 wait_prefs "$PREFS" true "after the MQTT command dark"
 pass "set dark → state in ${out#command slowest }, page #$DARK (screenshot), preferences dark"
 
-# A tap → the state (tap→state time from the mouse-up to the message's arrival).
+# Taps → the state. The time runs from just before `xdotool mouseup` starts (the tap commits on
+# the button's release) to the state message's arrival at the Home Assistant client: an upper
+# bound (xdotool's start and the X server's delivery are in it).
 tap_state() { # WANT: taps the toggle, prints the ms from the mouse-up to the state saying WANT
     $HA watch $ST 3 >"$D/watch.out" &
     local w=$!
     sleep 0.6
+    xdotool mousemove $TX $TY mousedown 1
+    sleep 0.05
     local t1
     t1=$($PY -c '
-import subprocess, sys, time
-subprocess.run(["xdotool", "mousemove", sys.argv[1], sys.argv[2], "mousedown", "1", "sleep", "0.05", "mouseup", "1"], check=True)
-print("%.6f" % time.clock_gettime(time.CLOCK_MONOTONIC))' $TX $TY)
+import subprocess, time
+t = time.clock_gettime(time.CLOCK_MONOTONIC)
+subprocess.run(["xdotool", "mouseup", "1"], check=True)
+print("%.6f" % t)')
     wait $w || true
-    awk -v t="$t1" -v want="$1" '$1 == "at" && $3 == want && $2 >= t - 0.06 { printf "%.1f\n", ($2 - t) * 1000; exit }' "$D/watch.out"
+    awk -v t="$t1" -v want="$1" '$1 == "at" && $3 == want && $2 >= t { printf "%.1f\n", ($2 - t) * 1000; exit }' "$D/watch.out"
 }
-ms=$(tap_state light)
-[ -n "$ms" ] || fail "a tap published no state with preference light: $(cat "$D/watch.out")"
-$PY -c "import sys; sys.exit(0 if float('$ms') < 100 else 1)" || fail "tap → state took $ms ms (over 100)"
-wait_prefs "$PREFS" false "after the tap"
-pass "a tap → state preference light in $ms ms after the mouse-up"
-TAPS="$ms"
-for i in 1 2 3 4; do
-    want=$([ $((i % 2)) -eq 1 ] && echo dark || echo light)
-    ms=$(tap_state $want); [ -n "$ms" ] || fail "tap $i published no state"
-    TAPS="$TAPS $ms"
+TAPS=()
+for i in 1 2 3 4 5 6; do
+    want=$([ $((i % 2)) -eq 1 ] && echo light || echo dark)
+    ms=$(tap_state $want)
+    [ -n "$ms" ] || fail "tap $i published no state with preference $want: $(cat "$D/watch.out")"
+    TAPS+=("$ms")
 done
-echo "info: tap → state ms: $TAPS"
-
+wait_prefs "$PREFS" true "after six taps"
+median=$(printf '%s\n' "${TAPS[@]}" | sort -n | awk '{ a[NR] = $1 } END { print (a[3] + a[4]) / 2 }')
+awk -v m="$median" 'BEGIN { exit !(m < 100) }' || fail "tap → state median $median ms (over 100): ${TAPS[*]}"
+pass "six taps → six states, tap → state median $median ms (each: ${TAPS[*]} ms)"
 out=$($HA command darkmode-kiosk/k1/appearance/set system preference system $ST) || fail "set system: $out"
 wait_prefs "$PREFS" system "after the MQTT command system"
 [ "$($HA retained $ST | $PY -c 'import json,sys; print(json.loads(sys.stdin.read().split(" ",1)[1])["source"])')" = none ] \
@@ -320,11 +323,13 @@ EAST=() WEST=()
 for i in $(seq $N); do if [ "$i" -le $((N / 2)) ]; then EAST+=("darkmode-kiosk/f$i/state"); else WEST+=("darkmode-kiosk/f$i/state"); fi; done
 out=$($HA command darkmode-kiosk/group/east/appearance/set dark preference dark "${EAST[@]}") || fail "group east: $out"
 G1=${out#command }
+awk -v s="$(echo "$out" | awk '{ print $3 }')" 'BEGIN { exit !(s < 2) }' || fail "group east took over 2 s: $out"
 for t in "${WEST[@]}"; do
     $HA retained "$t" | grep -q '"preference":"system"' || fail "$t changed with the east group: $($HA retained "$t")"
 done
 out=$($HA command darkmode-kiosk/group/west/appearance/set light preference light "${WEST[@]}") || fail "group west: $out"
 G2=${out#command }
+awk -v s="$(echo "$out" | awk '{ print $3 }')" 'BEGIN { exit !(s < 2) }' || fail "group west took over 2 s: $out"
 for t in "${EAST[@]}"; do
     $HA retained "$t" | grep -q '"preference":"dark"' || fail "$t changed with the west group: $($HA retained "$t")"
 done

@@ -77,10 +77,13 @@ for UNIT in "$CAGE" "$KMS"; do grep -qxF "IPAddressDeny=any" "$UNIT" || fail "$U
 [ "$(grep '^[A-Za-z[]' "$DROP" | tr '\n' '|')" = "[Service]|RestrictAddressFamilies=AF_INET AF_INET6|IPAddressAllow=192.0.2.10|" ] \
     || fail "$DROP holds more or less than the inet families and one allowed address: $(grep -v '^#' "$DROP")"
 for line in "RestrictAddressFamilies=AF_INET AF_INET6" "IPAddressAllow=192.0.2.10"; do
-    grep -qxF "$line" docs/fleet.md || fail "docs/fleet.md does not show '$line'"
+    grep -q "^[[:space:]]*$line$" docs/fleet.md || fail "docs/fleet.md does not show '$line'"
 done
 copy="$E2E_TMP/darkmode-kiosk.service"
-{ sed "s#/usr/bin/darkmode-kiosk #$KIOSK #" "$CAGE"; grep -v '^\[Service\]' "$DROP"; } >"$copy"
+# The drop-in's lines go into the unit's [Service] section (before [Install]), as systemd merges them.
+grep '^[A-Z]' "$DROP" >"$E2E_TMP/drop.lines"
+sed "s#/usr/bin/darkmode-kiosk #$KIOSK #" "$CAGE" | awk -v f="$E2E_TMP/drop.lines" '/^\[Install\]/ { while ((getline l < f) > 0) print l; print "" } { print }' >"$copy"
+grep -q "^IPAddressAllow=192.0.2.10" "$copy" || fail "the drop-in's lines did not reach the unit copy"
 systemd-analyze verify --man=no "$copy" >"$E2E_TMP/verify.out" 2>&1 && [ ! -s "$E2E_TMP/verify.out" ] \
     || fail "the unit with the drop-in does not verify clean: $(cat "$E2E_TMP/verify.out")"
 printf '{"fleet": {"mqtt": {"broker": "mqtt://192.0.2.10", "clientId": "hall-1"}}}\n' >"$E2E_TMP/fleet.json"
