@@ -263,6 +263,8 @@ ignored=$(grep -c "mqtt: ignored" "$E2E_TMP/app.err" || true)
 [ "$ignored" -le 20 ] || fail "$ignored 'ignored' lines for the flood (rate limit: 3 a cause a minute)"
 [ "$ignored" -ge 1 ] || fail "no line for the bad payloads"
 kill -0 $K1 || fail "k1 died in the flood"
+# CPU bounded: under half a core over the flood's ~7 s (measured: under 0.6 s).
+[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) * 7 / 2 )) ] || fail "k1 used $((c1 - c0)) ticks in the flood's ~7 s (over half a core)"
 pass "flood: $(cat "$D/flood.out"); $ignored rate-limited lines; nothing changed; taps answered; k1 CPU $(( (c1 - c0) ))/$(getconf CLK_TCK) s over ~7 s"
 
 out=$($HA times 100 darkmode-kiosk/k1/appearance/set $ST) || fail "100 commands: $out"
