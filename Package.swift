@@ -99,6 +99,8 @@ let package = Package(
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         // Touch, tablets and mice on KMS/DRM (libinput with its udev backend).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
+        // MQTT for the fleet (issue 43): Debian's libmosquitto (MQTT 3.1.1 and 5, TLS through OpenSSL).
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // The instruction-set extensions a module is compiled for (compiler macros; a header only).
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
@@ -136,6 +138,11 @@ let package = Package(
         // Screen readers: the page's AT-SPI2 tree on the accessibility bus (sd-bus), on its own thread.
         .target(name: "AccessibilityBus", dependencies: ["KioskEngine", "CSystemd", "SDBus", "LogLimit", "Threads"]),
 
+        // The fleet over MQTT: pure topics, payloads, state and discovery JSON, backoff (the
+        // standard library only); then the libmosquitto client on its own poll() thread.
+        .target(name: "Fleet"),
+        .target(name: "FleetMQTT", dependencies: ["Fleet", "CMosquitto", "Log", "LogLimit", "Threads"]),
+
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
         .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster", "Appearance"]),
@@ -148,7 +155,7 @@ let package = Package(
         // pthreads for the writer and for frames drawn on more than one core.
         .target(name: "Threads", dependencies: ["CThreadDefaults"]),
         // The commands: CLI, config, preferences, render, replay, bench, soak.
-        .target(name: "KioskTools", dependencies: ["KioskEngine", "KioskSupport", "Log", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
+        .target(name: "KioskTools", dependencies: ["Fleet", "KioskEngine", "KioskSupport", "Log", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
         .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "Log", "CSDL2", "CWayland", "CDRM", "CSystemd", "SDBus", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
@@ -158,7 +165,7 @@ let package = Package(
         // kiosk), so the binary runs wherever its Debian libraries are (the .deb's dependencies);
         // relro and bindnow as Debian hardens its binaries. Link flags only: the objects are the
         // same as without them (SwiftPM's --static-swift-stdlib would recompile every module).
-        .executableTarget(name: "darkmode-kiosk", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "Raster", "KioskSupport", "KioskEngine", "KioskHost", "Log", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
+        .executableTarget(name: "darkmode-kiosk", dependencies: ["Fleet", "FleetMQTT", "BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "Raster", "KioskSupport", "KioskEngine", "KioskHost", "Log", "SystemdNotify", "Appearance", "AppearanceBus", "AccessibilityBus", "Text", "Threads", "LogLimit"],
                           linkerSettings: [.unsafeFlags(["-static-stdlib", "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]),
         .executableTarget(name: "text-probe", dependencies: ["Text", "KioskSupport", "Raster"]),
 
@@ -172,13 +179,14 @@ let package = Package(
         .testTarget(name: "AppearanceTests", dependencies: ["Appearance"]),
         .testTarget(name: "AppearanceBusTests", dependencies: ["AppearanceBus", "SDBus", "Threads"], resources: [.copy("Mocks")]),
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "CSystemd"]),
-        .testTarget(name: "KioskTests", dependencies: ["BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
+        .testTarget(name: "KioskTests", dependencies: ["Fleet", "BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
         .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus", "Threads"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "Log", "Threads"]),
         .testTarget(name: "LogTests", dependencies: ["Log"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),
         .testTarget(name: "LogLimitTests", dependencies: ["LogLimit"]),
+        .testTarget(name: "FleetTests", dependencies: ["Fleet"]),
         .testTarget(name: "ThreadsTests", dependencies: ["Threads"]),
         .testTarget(name: "AccessibilityBusTests", dependencies: ["AccessibilityBus", "KioskEngine", "KioskTools", "Text", "Raster", "DarkModeToggle"]),
     ]

@@ -38,6 +38,9 @@ public struct HostEnvironment: Equatable, Sendable {
     public var logWindowSeconds = 60.0
     /// `DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS`: a delay before each preferences fsync, seconds (tests).
     public var fsyncDelaySeconds = 0.0
+    /// `CREDENTIALS_DIRECTORY`: systemd's folder of the unit's credentials (`LoadCredential=`);
+    /// the fleet's `passwordCredential` is read there.
+    public var credentialsDirectory: String?
     /// One line per variable whose value could not be used (its default was), in the order of
     /// `variables`.
     public var warnings: [String] = []
@@ -49,6 +52,7 @@ public struct HostEnvironment: Equatable, Sendable {
         "DARKMODE_KIOSK_PRESENT", "DARKMODE_KIOSK_INPUT", "DARKMODE_KIOSK_DRM_DEVICE", "DARKMODE_KIOSK_DRM_FORMAT",
         "DARKMODE_KIOSK_DRM_FLIP", "DARKMODE_KIOSK_LOGIND", "DARKMODE_KIOSK_TIMING", "SDL_VIDEODRIVER", "DISPLAY",
         "WAYLAND_DISPLAY", "XDG_SEAT", "DARKMODE_KIOSK_KERNELS", "DARKMODE_KIOSK_TEST_LOG_WINDOW_S", "DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS",
+        "CREDENTIALS_DIRECTORY",
     ]
 
     /// The environment's settings; a value of a known variable the kiosk cannot use leaves the
@@ -59,6 +63,7 @@ public struct HostEnvironment: Equatable, Sendable {
         e.present = choice("DARKMODE_KIOSK_PRESENT", env, PresenterKind.self, &e.warnings)
         e.input = choice("DARKMODE_KIOSK_INPUT", env, InputReaderChoice.self, &e.warnings)
         e.drmDevice = env["DARKMODE_KIOSK_DRM_DEVICE"].flatMap { $0.isEmpty ? nil : $0 }
+        e.credentialsDirectory = env["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
         e.drmFormat = choice("DARKMODE_KIOSK_DRM_FORMAT", env, ScanoutFormat.self, &e.warnings)
         e.drmFlip = choice("DARKMODE_KIOSK_DRM_FLIP", env, FlipMethod.self, &e.warnings)
         e.logind = flag("DARKMODE_KIOSK_LOGIND", env, unset: true, &e.warnings)

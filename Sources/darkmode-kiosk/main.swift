@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import BuildCPU
+import Fleet
 import CBuildCPU
 import CVersion
 import KioskEngine
@@ -111,8 +112,18 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         try PreferencesLocation.checkNotAFolder(path, origin: flags.prefsPath != nil ? .flag
             : config.preferences != nil ? .config(file: flags.configPath ?? "?") : .defaultLocation)
     }
+    // The fleet (issue 43): its files are read and checked here; `run --check` fails on them,
+    // `run` says why in one line and goes on without the fleet (the page matters more).
+    var fleetSetup: FleetSetup?
+    if let mqtt = config.fleet.mqtt {
+        do { fleetSetup = try FleetSetup.make(mqtt, credentialsDirectory: settings.host.credentialsDirectory) } catch {
+            if flags.checkOnly { throw KioskError.input(error.message.split(separator: "\n").map { "config file \(flags.configPath ?? "?"): \($0)" }.joined(separator: "\n")) }
+            Log.error("the fleet (MQTT) is off: \(error.message)")
+        }
+    }
     if flags.checkOnly {
         StandardOutput.line(settings.summary)
+        StandardOutput.line(fleetSetup.map { $0.summary.joined(separator: "\n") } ?? "fleet (MQTT): off (no fleet.mqtt in the config)")
         StandardOutput.line(RunSettings.highContrastLine(colors))
         StandardOutput.line("text size: follows the desktop's text-scaling-factor (org.gnome.desktop.interface, through the portal); "
                             + "larger labels get room, or the page is scaled down to fit")
@@ -163,6 +174,10 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
                                    title: host.titleBase, onCommit: { saver?.commit($0) })
     access.start()
     defer { access.stop() }
+    // The MQTT client on its own thread: started before the window, never waited for.
+    let fleet = fleetSetup.map { LiveFleet(setup: $0, version: KioskVersion.string, logs: logs, onCommit: { saver?.commit($0) }) }
+    fleet?.start()
+    defer { fleet?.stop() }
     let lanes = flags.lanes ?? HelperLanes.defaultLanes()
     let status = SDLHost.run(host, makeApp: { page in
         // Fonts and strings load here, on the host's first-page thread, while the main thread
@@ -181,7 +196,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         let helpers = HelperLanes(helpers: lanes - 1)
         if helpers.lanes > 1 { app.workers = FrameWorkers(lanes: helpers.lanes, run: helpers.run) }
         return app
-    }, onCommit: { saver?.commit($0) }, eventHandler: HostEventHandlers([live, access]), beforeExit: { _ = saver?.close(timeout: 2) })
+    }, onCommit: { saver?.commit($0) }, eventHandler: HostEventHandlers([live, access] + (fleet.map { [$0] } ?? [])), beforeExit: { _ = saver?.close(timeout: 2) })
     // The exit flush (above, before the window closes; again here for the paths without it):
     // a choice still not on disk after its last try is named in one line.
     if let problem = saver?.close(timeout: 2) { Log.error(problem) }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Raster
 import Appearance
+import Fleet
 @testable import KioskTools
 @testable import KioskEngine
 @testable import KioskSupport
@@ -37,6 +38,7 @@ import Appearance
         c.page.background.dark = "/d.png"
         c.page.background.fit = .contain
         c.input.calibration = CalibrationMatrix(0, 1, 0, -1, 0, 1)
+        c.fleet.mqtt = MQTTSettings(broker: BrokerAddress(host: "b", port: 1, tls: false))
         c.appearance = AppearanceConfig(systemSources: [.schedule], lightSensor: LightSensorSettings(darkBelowLux: 1, lightAboveLux: 2, holdSeconds: 3),
                                         schedule: .fixed(darkFrom: WallClock(hour: 1, minute: 2)!, lightFrom: WallClock(hour: 3, minute: 4)!))
         return c
@@ -63,6 +65,26 @@ import Appearance
         }
         walk(root, "")
         #expect(Set(paths) == Set(KioskConfig.knownKeyPaths))
+    }
+
+    /// `fleet.mqtt` (issue 43): off by default; decoded with paths from the config's folder;
+    /// each problem names its key.
+    @Test func fleetMQTT() throws {
+        #expect(KioskConfig.defaults.fleet.mqtt == nil)
+        let c = try decode(#"{"fleet": {"mqtt": {"broker": "mqtts://b.lan", "username": "k", "passwordFile": "pw", "caFile": "/ca.pem", "groups": ["a", "b"], "discovery": false}}}"#,
+                           file: "/etc/dk/kiosk.json")
+        let m = try #require(c.fleet.mqtt)
+        #expect(m.broker == BrokerAddress(host: "b.lan", port: 8883, tls: true))
+        #expect(m.passwordFile == "/etc/dk/pw" && m.caFile == "/ca.pem" && m.groups == ["a", "b"] && !m.discovery)
+        #expect(m.topicPrefix == "darkmode-kiosk" && m.discoveryPrefix == "homeassistant" && m.clientId == nil)
+        let e = try #require(error(#"{"fleet": {"mqtt": {"broker": "http://x", "grups": []}}}"#))
+        #expect(e.message.contains("fleet.mqtt.broker: expected a broker URL"), "\(e.message)")
+        let missing = try #require(error(#"{"fleet": {"mqtt": {"clientId": "x"}}}"#))
+        #expect(missing.message.contains("fleet.mqtt.broker: missing"), "\(missing.message)")
+        let typo = try #require(error(#"{"fleet": {"mqtt": {"broker": "mqtt://x", "grups": ["a"]}}}"#))
+        #expect(typo.message.contains("unknown key \"fleet.mqtt.grups\" (did you mean \"fleet.mqtt.groups\"?)"), "\(typo.message)")
+        let bad = try #require(error(#"{"fleet": {"mqtt": {"broker": "mqtt://x", "groups": ["a/b"], "clientKey": "k.pem"}}}"#))
+        #expect(bad.message.contains("fleet.mqtt.groups[0]") && bad.message.contains("clientCertificate and clientKey"), "\(bad.message)")
     }
 
     @Test func defaultsMatchTheLaterAppPageColours() {

@@ -66,15 +66,22 @@ import Threads
     /// page an allocation failure on the first tap at 300000 KiB). 1 MiB under the stated need
     /// is refused the same way; at the need the kiosk starts, draws and stops cleanly. (Under
     /// ~45 MiB the dynamic loader cannot map the libraries: its own message, exit 127, before main.)
+    ///
+    /// The probe is 58 MiB, not the 48 MiB it was: libmosquitto with OpenSSL (the fleet, issue 43;
+    /// linked whether or not `fleet.mqtt` is set) maps 5.5 MiB more at load, and at 48 MiB the
+    /// debug build then had no room left for its helper threads' 1 MiB stacks (the appearance
+    /// sources and accessibility said they could not start): the need it stated left those
+    /// stacks out (91 MiB instead of 94), so it was not enough. At 58 MiB every thread starts and
+    /// the need is the one a kiosk with that limit raised would meet.
     @Test func tooLittleAddressSpaceIsOneLineAndTheStatedNeedIsEnough() throws {
         let dir = TempFolder()
-        let o = try limitedChild("-v 50000", runArgs(dir), in: dir, tag: "v").wait(timeout: 30)
-        expectCleanStderr(o, "ulimit -v 50000")
+        let o = try limitedChild("-v 60000", runArgs(dir), in: dir, tag: "v").wait(timeout: 30)
+        expectCleanStderr(o, "ulimit -v 60000")
         #expect(o.status == 1 && o.signal == nil, "status \(o.status.map(String.init) ?? "-") signal \(o.signal ?? 0): \(o.stderr)")
-        #expect(o.stderrLines.count == 1 && o.stderr.contains("the address-space limit is 48 MiB") && o.stderr.contains("1024x768")
+        #expect(o.stderrLines.count == 1 && o.stderr.contains("the address-space limit is 58 MiB") && o.stderr.contains("1024x768")
                 && o.stderr.contains("LimitAS="), "\(o.stderr)")
         let need = try #require(statedNeed(o), "no need stated: \(o.stderr)")
-        #expect(need > 48 && need < 200, "\(need) MiB")
+        #expect(need > 58 && need < 200, "\(need) MiB")
 
         let under = try limitedChild("-v \(need * 1024 - 1024)", runArgs(dir), in: dir, tag: "v-under").wait(timeout: 30)
         #expect(under.status == 1 && under.stderrLines.count == 1 && statedNeed(under) == need, "\(under.stderr)")

@@ -20,7 +20,7 @@ import Testing
     /// file there fails this test until it is given a way to be loaded here.
     @Test func everyFileUnderConfigLoads() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.configFolder).sorted()
-        #expect(names == ["colors.json", "darkmode-kiosk-kmsdrm.service", "darkmode-kiosk.service", "kiosk.json"],
+        #expect(names == ["colors.json", "darkmode-kiosk-kmsdrm.service", "darkmode-kiosk.service", "darkmode-kiosk.service.d", "kiosk.json"],
                 "config/ changed: give each new file a load below")
         let dir = TempFolder()
         for name in names {
@@ -46,6 +46,11 @@ import Testing
             case "darkmode-kiosk.service", "darkmode-kiosk-kmsdrm.service":
                 // Units, not the binary's input: Tests/e2e/systemd-unit.sh verifies and runs them.
                 #expect(readText(path)?.contains("ExecStart=") == true)
+            case "darkmode-kiosk.service.d":
+                // The fleet's drop-in (docs/fleet.md): systemd-unit.sh verifies it with the unit.
+                let inside = try FileManager.default.contentsOfDirectory(atPath: path)
+                #expect(inside == ["mqtt-broker.conf"], "\(inside)")
+                #expect(readText(FileIO.join(path, "mqtt-broker.conf"))?.contains("IPAddressAllow=") == true)
             default:
                 Issue.record("config/\(name): no load for this file")
             }

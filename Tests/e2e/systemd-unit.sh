@@ -68,4 +68,29 @@ diff <(sed -n '/^# ---- Sandbox/,$p' "$CAGE") <(sed -n '/^# ---- Sandbox/,$p' "$
     || fail "the units' sandboxes differ: $(cat "$E2E_TMP/sandbox.diff")"
 [ "$(sed -n '/^# ---- Sandbox/,$p' "$CAGE" | grep -c '^[A-Z]')" -ge 30 ] || fail "the sandbox section of $CAGE is shorter than expected"
 pass "cage unit and KMS/DRM unit: each its own display path, the same sandbox, mutually exclusive"
+
+# The fleet's drop-in (docs/fleet.md): the units keep IPAddressDeny=any; the drop-in allows the
+# inet families and one address, nothing else; a unit with it verifies clean; docs/fleet.md
+# shows the same lines; `run --check` names the drop-in's path and the broker's address.
+DROP=config/darkmode-kiosk.service.d/mqtt-broker.conf
+for UNIT in "$CAGE" "$KMS"; do grep -qxF "IPAddressDeny=any" "$UNIT" || fail "$UNIT lacks IPAddressDeny=any"; done
+[ "$(grep '^[A-Za-z[]' "$DROP" | tr '\n' '|')" = "[Service]|RestrictAddressFamilies=AF_INET AF_INET6|IPAddressAllow=192.0.2.10|" ] \
+    || fail "$DROP holds more or less than the inet families and one allowed address: $(grep -v '^#' "$DROP")"
+for line in "RestrictAddressFamilies=AF_INET AF_INET6" "IPAddressAllow=192.0.2.10"; do
+    grep -q "^[[:space:]]*$line$" docs/fleet.md || fail "docs/fleet.md does not show '$line'"
+done
+copy="$E2E_TMP/darkmode-kiosk.service"
+# The drop-in's lines go into the unit's [Service] section (before [Install]), as systemd merges them.
+grep '^[A-Z]' "$DROP" >"$E2E_TMP/drop.lines"
+sed "s#/usr/bin/darkmode-kiosk #$KIOSK #" "$CAGE" | awk -v f="$E2E_TMP/drop.lines" '/^\[Install\]/ { while ((getline l < f) > 0) print l; print "" } { print }' >"$copy"
+grep -q "^IPAddressAllow=192.0.2.10" "$copy" || fail "the drop-in's lines did not reach the unit copy"
+systemd-analyze verify --man=no "$copy" >"$E2E_TMP/verify.out" 2>&1 && [ ! -s "$E2E_TMP/verify.out" ] \
+    || fail "the unit with the drop-in does not verify clean: $(cat "$E2E_TMP/verify.out")"
+printf '{"fleet": {"mqtt": {"broker": "mqtt://192.0.2.10", "clientId": "hall-1"}}}\n' >"$E2E_TMP/fleet.json"
+"$KIOSK" run --check --config "$E2E_TMP/fleet.json" --prefs "$E2E_TMP/p.json" >"$E2E_TMP/check.out" 2>&1 \
+    || fail "run --check with a fleet config failed: $(cat "$E2E_TMP/check.out")"
+grep -q "fleet network: .*/etc/systemd/system/darkmode-kiosk.service.d/mqtt-broker.conf .*IPAddressAllow=192.0.2.10" "$E2E_TMP/check.out" \
+    || fail "run --check does not name the drop-in: $(grep fleet "$E2E_TMP/check.out")"
+grep -q "fleet warning: plain mqtt:// to 192.0.2.10" "$E2E_TMP/check.out" || fail "run --check does not warn of plain MQTT to another machine"
+pass "fleet drop-in: IPAddressDeny=any kept, only AF_INET/AF_INET6 and the broker's address allowed, verifies clean, in docs/fleet.md and named by run --check"
 echo "systemd units: all checks passed"

@@ -1,3 +1,4 @@
+import Fleet
 import Appearance
 import KioskEngine
 import Raster
@@ -31,6 +32,7 @@ struct ConfigDecoder {
             case "highContrast": if let b = bool(m.value, "highContrast") { config.highContrast = b }
             case "page": decodePage(m.value)
             case "input": decodeInput(m.value)
+            case "fleet": decodeFleet(m.value)
             case "language":
                 if m.value == .null { config.language = nil; continue }
                 guard let v = m.value.stringValue, !v.isEmpty else { wrongType("language", m.value, "a language code (en, zh-Hans) or null"); continue }
@@ -321,6 +323,72 @@ struct ConfigDecoder {
         return "?"
     }
 
+    private mutating func decodeFleet(_ value: JSONValue) {
+        guard let object = object(value, "fleet") else { return }
+        for m in object.members {
+            switch m.key {
+            case "mqtt":
+                if m.value == .null { config.fleet.mqtt = nil; continue }
+                decodeMQTT(m.value)
+            default: unknown("fleet.\(m.key)")
+            }
+        }
+    }
+
+    /// `fleet.mqtt`: `broker` is required; relative file paths are taken from the config file's
+    /// folder (as the page's background images are).
+    private mutating func decodeMQTT(_ value: JSONValue) {
+        guard let object = object(value, "fleet.mqtt") else { return }
+        guard let brokerValue = object.members.first(where: { $0.key == "broker" })?.value else {
+            errors.append("fleet.mqtt.broker: missing (expected \(BrokerAddress.expectation))")
+            return
+        }
+        guard let url = brokerValue.stringValue else { wrongType("fleet.mqtt.broker", brokerValue, BrokerAddress.expectation); return }
+        let broker: BrokerAddress
+        switch BrokerAddress.parse(url) {
+        case .success(let b): broker = b
+        case .failure(let p): errors.append("fleet.mqtt.broker: \(p.message)"); return
+        }
+        var s = MQTTSettings(broker: broker)
+        let folder = FileIO.directoryName(file)
+        func path(_ v: String) -> String { v.hasPrefix("/") ? v : FileIO.join(folder, v) }
+        for m in object.members {
+            let key = "fleet.mqtt.\(m.key)"
+            switch m.key {
+            case "broker": break
+            case "clientId": s.clientId = optionalString(m.value, key)
+            case "username": s.username = optionalString(m.value, key)
+            case "passwordFile": s.passwordFile = optionalString(m.value, key).map(path)
+            case "passwordCredential": s.passwordCredential = optionalString(m.value, key)
+            case "caFile": s.caFile = optionalString(m.value, key).map(path)
+            case "clientCertificate": s.clientCertificate = optionalString(m.value, key).map(path)
+            case "clientKey": s.clientKey = optionalString(m.value, key).map(path)
+            case "topicPrefix": if let v = optionalString(m.value, key) { s.topicPrefix = v }
+            case "discoveryPrefix": if let v = optionalString(m.value, key) { s.discoveryPrefix = v }
+            case "discovery": if let b = bool(m.value, key) { s.discovery = b }
+            case "groups":
+                guard case .array(let items) = m.value else { wrongType(key, m.value, "an array of group names"); continue }
+                var groups: [String] = []
+                for (i, item) in items.enumerated() {
+                    guard let g = item.stringValue else { wrongType("\(key)[\(i)]", item, "a group name"); continue }
+                    groups.append(g)
+                }
+                s.groups = groups
+            default: unknown(key)
+            }
+        }
+        let before = errors.count
+        errors += s.problems.map { "fleet.mqtt.\($0)" }
+        if errors.count == before { config.fleet.mqtt = s }
+    }
+
+    /// A non-empty string, or nil for null (an error for anything else).
+    private mutating func optionalString(_ value: JSONValue, _ path: String) -> String? {
+        if value == .null { return nil }
+        guard let s = value.stringValue, !s.isEmpty else { wrongType(path, value, "a non-empty string or null"); return nil }
+        return s
+    }
+
     private mutating func object(_ value: JSONValue, _ path: String) -> JSONObject? {
         guard let o = value.objectValue else { wrongType(path, value, "an object"); return nil }
         return o
@@ -348,7 +416,7 @@ struct ConfigDecoder {
 
     private mutating func unknown(_ path: String) {
         var message = "unknown key \"\(path)\""
-        if let s = Suggestion.closest(to: path, among: KioskConfig.knownKeyPaths) { message += " (did you mean \"\(s)\"?)" }
+        if let s = Suggestion.closest(to: path, among: KioskConfig.knownKeyPaths + KioskConfig.fleetMQTTKeyPaths) { message += " (did you mean \"\(s)\"?)" }
         errors.append(message)
     }
 }

@@ -1,3 +1,4 @@
+import Fleet
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -119,6 +120,12 @@ public struct KioskConfig: Equatable, Sendable {
     }
     public var input = Input()
 
+    /// `fleet.mqtt`: the kiosk as one of a fleet over MQTT (docs/fleet.md); nil: off.
+    public struct FleetSection: Equatable, Sendable {
+        public var mqtt: MQTTSettings? = nil
+    }
+    public var fleet = FleetSection()
+
     public init() {}
 
     /// The built-in defaults (identical to `config/kiosk.json`).
@@ -138,6 +145,15 @@ public struct KioskConfig: Equatable, Sendable {
         "appearance", "appearance.systemSources", "appearance.lightSensor", "appearance.lightSensor.darkBelowLux",
         "appearance.lightSensor.lightAboveLux", "appearance.lightSensor.holdSeconds", "appearance.schedule",
         "input", "input.calibration",
+        "fleet", "fleet.mqtt",
+    ]
+
+    /// The keys inside `fleet.mqtt` (off in the shipped file, `null`, so not spelled there;
+    /// docs/fleet.md lists them): for "did you mean" too.
+    public static let fleetMQTTKeyPaths: [String] = [
+        "fleet.mqtt.broker", "fleet.mqtt.clientId", "fleet.mqtt.username", "fleet.mqtt.passwordFile",
+        "fleet.mqtt.passwordCredential", "fleet.mqtt.caFile", "fleet.mqtt.clientCertificate", "fleet.mqtt.clientKey",
+        "fleet.mqtt.topicPrefix", "fleet.mqtt.groups", "fleet.mqtt.discovery", "fleet.mqtt.discoveryPrefix",
     ]
 
     /// Loads `path` over the defaults, or returns the defaults when `path` is nil.

@@ -1,0 +1,115 @@
+import Appearance
+import Fleet
+import FleetMQTT
+import KioskEngine
+import KioskHost
+import KioskSupport
+import KioskTools
+import LogLimit
+import Log
+import Threads
+
+/// The fleet in `run` (issue 43, docs/fleet.md): an `MQTTClient` on its own thread; its
+/// commands arrive in a `Mailbox` (typed `FleetCommandArrival`s) that wakes the frame loop,
+/// which applies them as a person's choice (`KioskApp.choosePreference`: animates, and the
+/// output goes to the saver like a tap's). After each loop pass (`pageShown`) the state is
+/// compared with the last one sent; when it differs in substance the new state JSON goes to the
+/// client thread (`publishState`), which publishes it at once (the loop never waits on the
+/// network). The frame statistics are kept from `framePresented` times (the last minute) and
+/// sent with each state, and with a refresh once a minute.
+final class LiveFleet: HostEventHandler {
+    let client: MQTTClient
+    private let onCommit: (KioskOutput) -> Void
+    private let logs: SharedLogLimiter
+    private let version: String
+    private let startedAt = MonotonicClock.seconds()
+    private var sent: FleetState?
+    private var sentAt = 0.0
+    /// Presented frames' times (monotonic seconds), the last minute.
+    private var frameTimes: [Double] = []
+    private var lastPresent: Double?
+    /// Seconds between refreshes of the state (uptime, frame statistics) when nothing changes.
+    static let refreshSeconds = 60.0
+
+    init(setup: FleetSetup, version: String, logs: SharedLogLimiter, onCommit: @escaping (KioskOutput) -> Void) {
+        let options = MQTTClientOptions(settings: setup.settings, clientId: setup.clientId, password: setup.password, version: version)
+        client = MQTTClient(options: options, log: { Log.info($0) }, faults: logs)
+        self.onCommit = onCommit
+        self.logs = logs
+        self.version = version
+        let b = setup.settings.broker
+        if !b.tls && !b.isLoopback {
+            Log.warning("mqtt: plain mqtt:// to \(b.host), which is not this machine: commands and the password cross the network unencrypted; use mqtts://")
+        }
+    }
+
+    func start() {
+        if !client.start() { Log.error("mqtt: could not start its thread; the fleet is off") }
+    }
+
+    // MARK: HostEventHandler
+
+    func start(app: KioskApp, poster: HostEventPoster, now: Double) {
+        client.commands.attach { poster.wake() }
+    }
+
+    func handle(app: KioskApp, now: Double) {
+        for c in client.commands.drain() {
+            let preference: AppearancePreference
+            switch c.choice {
+            case .system: preference = .system
+            case .light: preference = .light
+            case .dark: preference = .dark
+            }
+            let from: String
+            switch c.addressee {
+            case .kiosk: from = client.topics.command
+            case .group(let g): from = client.topics.groupCommand(g)
+            }
+            if let output = app.choosePreference(preference, at: now) {
+                logs.note(key: "mqtt command", line: "mqtt: \(c.choice.rawValue) from \(from)")
+                onCommit(output)
+            }
+        }
+    }
+
+    func framePresented() {
+        let t = MonotonicClock.seconds()
+        if let last = lastPresent, t - last < 1 { frameTimes.append((t - last) * 1000) }
+        lastPresent = t
+        if frameTimes.count > 3600 { frameTimes.removeFirst(frameTimes.count - 3600) }
+    }
+
+    func pageShown(app: KioskApp, placement: ScreenPlacement) {
+        let choice: FleetAppearance
+        switch app.appearancePreference {
+        case .system: choice = .system
+        case .light: choice = .light
+        case .dark: choice = .dark
+        }
+        let source = app.followsSystem ? (app.systemAppearance.source.map(Self.sourceName) ?? "none") : "preference"
+        var state = FleetState(preference: choice, dark: app.isDarkMode, source: source, version: version)
+        let now = MonotonicClock.seconds()
+        if let sent, !state.differsInSubstance(from: sent), now - sentAt < Self.refreshSeconds { return }
+        state.uptime = now - startedAt
+        state.frames = FrameStatistics.of(frameTimes)
+        sent = state
+        sentAt = now
+        client.publishState(state.json.text)
+    }
+
+    func passEnded() -> Double? {
+        guard sent != nil else { return nil }
+        return max(0, sentAt + Self.refreshSeconds - MonotonicClock.seconds())
+    }
+
+    func stop() { client.stop() }
+
+    static func sourceName(_ s: AppearanceSourceKind) -> String {
+        switch s {
+        case .portal: return "portal"
+        case .lightSensor: return "lightSensor"
+        case .schedule: return "schedule"
+        }
+    }
+}
