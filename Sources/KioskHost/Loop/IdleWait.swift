@@ -21,11 +21,17 @@ final class IdleWait {
     static let hotplugMilliseconds: Int32 = 1000
 
     private let wake: UnsafeMutablePointer<Int32>
-    /// More descriptors to wake for (the seat's: the VT switch pipe, logind's bus).
+    /// More descriptors to wake for (the seat's: the VT switch pipe, logind's bus; the
+    /// display's hot-plug socket).
     private let extra: [Int32]
+    /// SDL reads the input devices (its evdev code): it is looked at every `hotplugMilliseconds`
+    /// for devices plugged in. False when the host has its own reader (libinput, evdev), which
+    /// wakes the wait itself: then no timeout but the caller's.
+    private let sdlInput: Bool
 
-    init?(extra: [Int32] = []) {
+    init?(extra: [Int32] = [], sdlInput: Bool = true) {
         self.extra = extra
+        self.sdlInput = sdlInput
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard fd >= 0 else { return nil }
         wake = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
@@ -58,8 +64,9 @@ final class IdleWait {
             if now >= deadline { return 0 }
             var fds = Self.inputDescriptors().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let left = deadline == UInt64.max ? Int64(Self.hotplugMilliseconds) : Int64(deadline - now)
-            _ = poll(&fds, nfds_t(fds.count), Int32(min(left, Int64(Self.hotplugMilliseconds))))
+            let cap = sdlInput ? Int64(Self.hotplugMilliseconds) : Int64(Int32.max)
+            let left = deadline == UInt64.max ? (sdlInput ? cap : -1) : min(Int64(deadline - now), cap)
+            _ = poll(&fds, nfds_t(fds.count), Int32(left))
             // The seat has something to say (a VT switch): back to the loop, which handles it.
             if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
             var drained: UInt64 = 0
