@@ -43,8 +43,10 @@ final class DisplayWatch {
             events += 1
             coalescer.event(at: now)
         }
+        let burst = coalescer.pending
         guard coalescer.take(at: now) else { return false }
         rescans += 1
+        Log.info("display: \(burst) hot-plug event\(burst == 1 ? "" : "s"), connectors read again")
         return true
     }
 
