@@ -3,10 +3,14 @@
 scenarios in QEMU guests with the KMS/DRM harness (Tests/vm/vm.py, harness.py).
 
 The connector is switched the way the kernel lets a test do it: `echo off|on >
-/sys/class/drm/card0-Virtual-1/status` forces it (the kernel sends a drm `change` uevent with
-HOTPLUG=1 each time), `detect` gives it back to the driver. QEMU keeps its own scanout while
-the connector is off, so a scenario decides from the kiosk's log and state, and looks at the
-screen only for what the kiosk draws after.
+/sys/class/drm/card0-Virtual-1/status` forces it, `detect` gives it back to the driver. On
+Debian 12's kernel neither bochs nor virtio-gpu sends a uevent for a forced status (their
+connectors are not polled: `udevadm monitor --kernel` shows nothing), so each switch is followed
+by the drm `change` event udev's own tools send (`echo change > /sys/class/drm/card0/uevent`,
+as `udevadm trigger` does: SYNTH_UUID instead of HOTPLUG=1), which the kiosk takes as a rescan
+trigger the same way. QEMU keeps its own scanout while the connector is off, so a scenario
+decides from the kiosk's log and state, and looks at the screen only for what the kiosk draws
+after.
 
 - started_without_display: the kiosk started with the connector off keeps running (its log says
   it waits; 0 CPU ticks over 5 s), and shows the page once the connector is on; a tap works.
@@ -45,7 +49,8 @@ def sh(run, cmd, timeout=60):
 
 
 def connector(run, state):
-    sh(run, f"echo {state} > {CONNECTOR}/status")
+    """Forces the connector on or off, then the drm change event (see the module's note)."""
+    sh(run, f"echo {state} > {CONNECTOR}/status && echo change > /sys/class/drm/card0/uevent")
 
 
 def pid_of(run):
