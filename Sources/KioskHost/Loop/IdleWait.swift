@@ -26,7 +26,8 @@ final class IdleWait {
     private let extra: [Int32]
     /// SDL reads the input devices (its evdev code): it is looked at every `hotplugMilliseconds`
     /// for devices plugged in. False when the host has its own reader (libinput, evdev), which
-    /// wakes the wait itself: then no timeout but the caller's.
+    /// wakes the wait itself: then no timeout but the caller's (SIGTERM and SIGINT, which SDL
+    /// only notes, write to the wake descriptor through `QuitSignal`, on whichever thread).
     private let sdlInput: Bool
 
     init?(extra: [Int32] = [], sdlInput: Bool = true) {
@@ -37,9 +38,11 @@ final class IdleWait {
         wake = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         wake.initialize(to: fd)
         SDL_AddEventWatch(Self.watch, wake)
+        QuitSignal.state.pointee.wake = fd
     }
 
     deinit {
+        QuitSignal.state.pointee.wake = -1
         SDL_DelEventWatch(Self.watch, wake)
         close(wake.pointee)
         wake.deallocate()
