@@ -159,20 +159,24 @@ final class DrmDevice: KMSCard {
         let paths = candidatePaths(device: env.drmDevice)
         guard !paths.isEmpty else { return .failure(OpenError(message: "no DRM card (/dev/dri/card*)")) }
         var reasons: [String] = []
-        var waiting: [String] = []
+        // The first card that could drive a display but has none connected: kept open (a card
+        // from logind cannot be taken twice) while the others are tried.
+        var waiting: DrmDevice?
         for path in paths {
-            switch openCard(path, logind: logind, env: env, wanted: connector, orWait: false) {
-            case .success(let d): return .success(d)
+            switch openCard(path, logind: logind, env: env, wanted: connector, orWait: waiting == nil) {
+            case .success(let d) where d.hasDisplay:
+                waiting?.close()
+                return .success(d)
+            case .success(let d):
+                waiting = d
+                reasons.append("\(path): no connected display")
             case .failure(let e):
-                if e.noDisplay { waiting.append(path) }
                 reasons.append("\(path): \(e.message)")
             }
         }
-        for path in waiting {
-            if case .success(let d) = openCard(path, logind: logind, env: env, wanted: connector, orWait: true) {
-                Log.info("\(path): no connected display; waiting for one")
-                return .success(d)
-            }
+        if let waiting {
+            Log.info("\(waiting.path): no connected display; waiting for one")
+            return .success(waiting)
         }
         return .failure(OpenError(message: reasons.joined(separator: "; ")))
     }
