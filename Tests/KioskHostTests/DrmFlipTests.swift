@@ -53,6 +53,8 @@ final class FakeCard: KMSCard {
     var onRescan: (FakeCard) -> DisplayRules.Change = { _ in .unchanged }
     /// The CRTC already shows our mode.
     var modeIsSet = false
+    /// A modeset loses what the buffer held (bochs-drm's first modeset of a display off from boot).
+    var modesetLosesContent = false
     var summary: String { "fake" }
     private(set) var calls: [Call] = []
     private(set) var buffers: [Buffer] = []
@@ -97,6 +99,9 @@ final class FakeCard: KMSCard {
     func setCRTC(fb: UInt32) throws(CardFailure) {
         calls.append(.setCRTC(fb: fb))
         try answer(&setCRTCReplies, "drmModeSetCrtc")
+        if modesetLosesContent, let b = buffers.first(where: { $0.fb == fb }) {
+            b.memory.initializeMemory(as: UInt8.self, repeating: 0, count: b.pitch * height)
+        }
     }
 
     func commitAtomic(fb: UInt32, clips: [IntRect]) throws(CardFailure) {

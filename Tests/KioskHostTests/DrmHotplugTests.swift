@@ -49,6 +49,15 @@ import Testing
         #expect(card.shows.count == shown + 1)
     }
 
+    @Test func thePageIsCopiedAgainAfterAModesetThatLostIt() {
+        let card = FakeCard()
+        card.modesetLosesContent = true
+        let rig = Rig([.dirty], card: card)
+        #expect(rig.draw())
+        guard case .setCRTC(let fb) = card.shows.last else { Issue.record("\(card.shows)"); return }
+        #expect(rig.holdsThePage(fb))
+    }
+
     @Test func anotherModeGetsBuffersOfItsSize() {
         let card = FakeCard(width: 16, height: 8)
         let rig = Rig([.dirty], card: card)

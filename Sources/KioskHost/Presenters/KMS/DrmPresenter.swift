@@ -136,6 +136,8 @@ final class DrmPresenter: FramePresenter {
             return (change, true)
         }
     }
+    /// The page and its rotation as last uploaded (to copy the whole page again after a modeset).
+    private var lastPage: (frame: Pixmap, map: RotationMap)?
     /// The pixel format the buffers were made in.
     private var formatDrawn: ScanoutFormat
 
@@ -158,6 +160,7 @@ final class DrmPresenter: FramePresenter {
     func upload(_ rects: [IntRect], from frame: Pixmap, viewport: Viewport) -> Bool {
         guard !closed else { return false }
         let map = RotationMap(rotation: viewport.rotation, outputWidth: card.width, outputHeight: card.height)
+        lastPage = (frame, map)
         let changed = rects.map { map.outputRect($0.intersection(frame.bounds)).intersection(output) }.filter { !$0.isEmpty }
         chain.changed(changed, bounds: output)
         let cursorMoved = placeCursor(viewport)
@@ -235,6 +238,7 @@ final class DrmPresenter: FramePresenter {
             } catch {
                 return failed(error)
             }
+            copyWholePageAgain(into: i)
         }
         if first {
             firstPageModeset = modeset
@@ -244,6 +248,21 @@ final class DrmPresenter: FramePresenter {
         chain.flipped()
         modeSet = true
         return true
+    }
+
+    /// After a modeset, the whole page once more into the buffer now shown: bochs-drm showed
+    /// black after the first modeset of a display that was off from boot (the buffer was moved
+    /// into video memory when the mode was set, and what had been copied into it before did not
+    /// show), while a page copied after the modeset did (Tests/vm/deb_boot_scenarios.py
+    /// `kmsdrm-display-off`; `Tests/vm` with `video=Virtual-1:d` showed the same). One
+    /// whole-page copy per modeset.
+    private func copyWholePageAgain(into i: Int) {
+        guard let (frame, map) = lastPage, frame.width * frame.height > 0 else { return }
+        let b = buffers[i]
+        Self.copy(output, map: map, from: frame, into: b.memory, pitch: b.pitch, format: card.format, rows: &rows)
+        CursorOverlay.draw(cursor, over: [output], bounds: output, into: b.memory, pitch: b.pitch, format: card.format)
+        // No DIRTYFB: the same pixels as those the modeset already sent (a driver that copies
+        // the buffer to its display, like virtio-gpu, took them with the commit).
     }
 
     /// Hands buffer `i` (just finished) to the display with the current strategy; a busy
