@@ -17,6 +17,8 @@
 #include <drm_fourcc.h>
 #include <linux/vt.h>
 #include <linux/kd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
 
 static const uint32_t CDRM_FORMAT_XRGB8888 = DRM_FORMAT_XRGB8888;
 static const uint32_t CDRM_FORMAT_RGB565 = DRM_FORMAT_RGB565;
@@ -113,4 +115,34 @@ static inline int cdrm_pipe(int fds[2]) {
 
 /* VT_RELDISP: 1 allows a switch away, VT_ACKACQ acknowledges one back. */
 static inline int cdrm_vt_release(int tty, int how) { return ioctl(tty, VT_RELDISP, how) == 0 ? 0 : -errno; }
+/* The kernel's uevents (NETLINK_KOBJECT_UEVENT, multicast group 1: the kernel's own messages,
+   not udevd's), close-on-exec and non-blocking. The fd, or -errno. */
+static inline int cdrm_uevent_open(void) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+    if (fd < 0) return -errno;
+    struct sockaddr_nl a;
+    memset(&a, 0, sizeof a);
+    a.nl_family = AF_NETLINK;
+    a.nl_groups = 1;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0) { int e = errno; close(fd); return -e; }
+    return fd;
+}
+
+/* One uevent into `buf`: its length; 0 for a message not from the kernel (sender pid not 0),
+   which is dropped; -errno (-EAGAIN: none waiting). */
+static inline long cdrm_uevent_receive(int fd, void *buf, unsigned long size) {
+    struct sockaddr_nl from;
+    struct iovec iov = { buf, size };
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    memset(&from, 0, sizeof from);
+    m.msg_name = &from;
+    m.msg_namelen = sizeof from;
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    long n = recvmsg(fd, &m, 0);
+    if (n < 0) return -errno;
+    if (m.msg_namelen != sizeof from || from.nl_pid != 0 || (m.msg_flags & MSG_TRUNC)) return 0;
+    return n;
+}
 #endif

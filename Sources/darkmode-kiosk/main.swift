@@ -166,7 +166,8 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         live.link.runner.onFolderActivity { saver.retrySoon() }
     }
     var host = HostOptions(windowed: settings.windowed, size: settings.size, rotation: settings.rotate,
-                           scale: settings.scale, calibration: settings.calibration, environment: settings.host)
+                           scale: settings.scale, calibration: settings.calibration,
+                           connector: settings.connector, environment: settings.host)
     host.sleep = settings.sleep
     // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
     // and is enabled. Its actions commit through the same saver as taps.

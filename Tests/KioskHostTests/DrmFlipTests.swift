@@ -11,6 +11,7 @@ import Glibc
 final class FakeCard: KMSCard {
     enum Call: Equatable {
         case setCRTC(fb: UInt32)
+        case noModeset(fb: UInt32)
         case atomic(fb: UInt32, clips: [IntRect])
         case pageFlip(fb: UInt32)
         case dirty(fb: UInt32, clips: [IntRect])
@@ -43,9 +44,17 @@ final class FakeCard: KMSCard {
     }
 
     let path = "/dev/dri/fake"
-    let width: Int
-    let height: Int
+    var width: Int
+    var height: Int
     let format = ScanoutFormat.xrgb8888
+    /// A display is connected.
+    var hasDisplay = true
+    /// What the next rescan finds (it may change `width`, `height`, `hasDisplay` first).
+    var onRescan: (FakeCard) -> DisplayRules.Change = { _ in .unchanged }
+    /// The CRTC already shows our mode.
+    var modeIsSet = false
+    /// A modeset loses what the buffer held (bochs-drm's first modeset of a display off from boot).
+    var modesetLosesContent = false
     var summary: String { "fake" }
     private(set) var calls: [Call] = []
     private(set) var buffers: [Buffer] = []
@@ -67,7 +76,7 @@ final class FakeCard: KMSCard {
     var shows: [Call] {
         calls.filter {
             switch $0 {
-            case .setCRTC, .atomic, .pageFlip, .dirty: return true
+            case .setCRTC, .noModeset, .atomic, .pageFlip, .dirty: return true
             default: return false
             }
         }
@@ -90,6 +99,9 @@ final class FakeCard: KMSCard {
     func setCRTC(fb: UInt32) throws(CardFailure) {
         calls.append(.setCRTC(fb: fb))
         try answer(&setCRTCReplies, "drmModeSetCrtc")
+        if modesetLosesContent, let b = buffers.first(where: { $0.fb == fb }) {
+            b.memory.initializeMemory(as: UInt8.self, repeating: 0, count: b.pitch * height)
+        }
     }
 
     func commitAtomic(fb: UInt32, clips: [IntRect]) throws(CardFailure) {
@@ -120,6 +132,10 @@ final class FakeCard: KMSCard {
     }
 
     func close() { calls.append(.close) }
+
+    func rescan() -> DisplayRules.Change { onRescan(self) }
+    func modeAlreadySet() -> Bool { modeIsSet }
+    func showWithoutModeset(fb: UInt32) throws(CardFailure) { calls.append(.noModeset(fb: fb)) }
 }
 
 /// `DrmPresenter` on a fake card: the first frame sets the mode, later ones flip; a busy

@@ -179,6 +179,9 @@ import Fleet
         (#"{"input": {"calibration": [1, 0, 0, 0, 1, 1000]}}"#, "input.calibration: item 5 (1000) is outside -100…100", ""),
         (#"{"input": {"calibraton": null}}"#, #"unknown key "input.calibraton""#, #"did you mean "input.calibration"?"#),
         (#"{"input": []}"#, "input: expected an object, found an array", ""),
+        (#"{"display": {"connector": "HDMI A 1"}}"#, #"display.connector: expected a KMS/DRM connector name like "HDMI-A-1""#, #"found "HDMI A 1""#),
+        (#"{"display": {"connector": "HDMI-A"}}"#, "display.connector: expected a KMS/DRM connector name", ""),
+        (#"{"display": {"connector": 1}}"#, "display.connector: expected a KMS/DRM connector name", "found a number"),
         ("[]", "expected a JSON object at the top level, found an array", ""),
         (#"{"display": {}, "display": {}}"#, "duplicate key", "line 1"),
         ("{\n  \"a\": 1,\n}", "trailing comma", "line 3"),
@@ -190,6 +193,16 @@ import Fleet
         #expect(e.message.hasPrefix("config file /etc/kiosk.json: "), "\(e.message)")
         #expect(e.message.contains(phrase), "\(e.message)")
         #expect(phrase2.isEmpty || e.message.contains(phrase2), "\(e.message)")
+    }
+
+    @Test func displayConnectorIsRead() throws {
+        #expect(try decode(#"{"display": {"connector": "HDMI-A-1"}}"#).display.connector == "HDMI-A-1")
+        #expect(try decode(#"{"display": {"connector": "Virtual-1"}}"#).display.connector == "Virtual-1")
+        #expect(try decode(#"{"display": {"connector": null}}"#).display.connector == nil)
+        let s = RunSettings.merge(config: try decode(#"{"display": {"connector": "DP-2"}}"#),
+                                  flags: RunOptions(), environment: ["HOME": "/home/k"])
+        #expect(s.connector == "DP-2")
+        #expect(s.summary.contains(", connector DP-2\n"), "\(s.summary)")
     }
 
     @Test func calibrationMatrixIsRead() throws {

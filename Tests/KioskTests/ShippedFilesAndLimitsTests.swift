@@ -20,7 +20,8 @@ import Testing
     /// file there fails this test until it is given a way to be loaded here.
     @Test func everyFileUnderConfigLoads() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.configFolder).sorted()
-        #expect(names == ["colors.json", "darkmode-kiosk-kmsdrm.service", "darkmode-kiosk.service", "darkmode-kiosk.service.d", "kiosk.json"],
+        #expect(names == ["colors.json", "darkmode-kiosk-kmsdrm.service", "darkmode-kiosk-splash-handover.service",
+                          "darkmode-kiosk.service", "darkmode-kiosk.service.d", "kiosk.json"],
                 "config/ changed: give each new file a load below")
         let dir = TempFolder()
         for name in names {
@@ -43,6 +44,9 @@ import Testing
                     #expect(withFile.status == 0 && builtIn.status == 0, "\(withFile.stderr) \(builtIn.stderr)")
                     #expect(readBytes(a) != nil && readBytes(a) == readBytes(b), "\(mode): the shipped colour sets draw another page")
                 }
+            case "darkmode-kiosk-splash-handover.service":
+                // Plymouth's hand-over after the kiosk's READY=1: Tests/e2e/systemd-unit.sh verifies it.
+                #expect(readText(path)?.contains("ExecStart=/bin/plymouth quit --retain-splash") == true)
             case "darkmode-kiosk.service", "darkmode-kiosk-kmsdrm.service":
                 // Units, not the binary's input: Tests/e2e/systemd-unit.sh verifies and runs them.
                 #expect(readText(path)?.contains("ExecStart=") == true)

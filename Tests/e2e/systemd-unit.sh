@@ -93,4 +93,26 @@ grep -q "fleet network: .*/etc/systemd/system/darkmode-kiosk.service.d/mqtt-brok
     || fail "run --check does not name the drop-in: $(grep fleet "$E2E_TMP/check.out")"
 grep -q "fleet warning: plain mqtt:// to 192.0.2.10" "$E2E_TMP/check.out" || fail "run --check does not warn of plain MQTT to another machine"
 pass "fleet drop-in: IPAddressDeny=any kept, only AF_INET/AF_INET6 and the broker's address allowed, verifies clean, in docs/fleet.md and named by run --check"
+# The Plymouth hand-over (KMS/DRM): its unit verifies (plymouth is not installed here: a stand-in
+# program), is tightly sandboxed, runs only where plymouth exists and after the kiosk's READY=1;
+# the kiosk unit pulls it in, stops Plymouth's own quit (which would show the console) and
+# lets Plymouth go of the display first, as root, doing nothing without it.
+SPLASH=config/darkmode-kiosk-splash-handover.service
+copy="$E2E_TMP/$(basename "$SPLASH")"
+sed 's#^ExecStart=/bin/plymouth #ExecStart=/bin/true #' "$SPLASH" >"$copy"
+systemd-analyze verify --man=no "$copy" >"$E2E_TMP/verify.out" 2>&1 || fail "systemd-analyze verify $SPLASH failed: $(cat "$E2E_TMP/verify.out")"
+[ ! -s "$E2E_TMP/verify.out" ] || fail "systemd-analyze verify $SPLASH warns: $(cat "$E2E_TMP/verify.out")"
+systemd-analyze security --offline=yes "$SPLASH" >"$E2E_TMP/security.out" 2>&1 || true
+score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$E2E_TMP/security.out")
+awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 2.0) }' || fail "$SPLASH: exposure '$score' is above 2.0"
+for line in "Type=oneshot" "After=darkmode-kiosk-kmsdrm.service" "ConditionPathExists=/bin/plymouth" \
+            "ExecStart=/bin/plymouth quit --retain-splash"; do
+    grep -qxF "$line" "$SPLASH" || fail "$SPLASH lacks '$line'"
+done
+! grep -q "^\[Install\]" "$SPLASH" || fail "$SPLASH has an [Install] section (the kiosk unit pulls it in)"
+grep -qxF "Wants=darkmode-kiosk-splash-handover.service" "$KMS" && grep -q "^Conflicts=.*plymouth-quit.service" "$KMS" \
+    && grep -qxF "OnFailure=plymouth-quit.service" "$KMS" && grep -q "^ExecStartPre=+-/bin/sh -c .*plymouth deactivate" "$KMS" \
+    || fail "$KMS does not hand over from Plymouth (Wants= the hand-over, Conflicts=/OnFailure= plymouth-quit, deactivate first)"
+! grep -q "^ExecStartPost=" "$KMS" || fail "$KMS has an ExecStartPost= (its TTY set-up hangs up the kiosk)"
+pass "Plymouth hand-over: $SPLASH verifies, exposure $score, after READY=1, only with plymouth; the KMS/DRM unit pulls it in"
 echo "systemd units: all checks passed"

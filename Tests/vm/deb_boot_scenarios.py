@@ -15,6 +15,10 @@ owner sees, checked by screendump and by systemd's own records:
     page comes back dark;
   - stop: `systemctl stop` -> the main process exited 0, the VT is back in text mode and the
     screen no longer shows the page;
+  - display off at boot (kmsdrm-display-off): the connector disabled on the kernel's command
+    line; the unit becomes active (READY=1) with a STATUS that says it waits for a display, and
+    60 s later it has neither failed nor restarted; the connector switched on: the page appears
+    from the same process;
   - bad config: a broken /etc/darkmode-kiosk/kiosk.json -> the unit fails and stays failed
     (RestartPreventExitStatus=2 when the kiosk is the main process; the start limit when cage
     is, since cage exits 0 whatever its client did), with one line naming the file and what is
@@ -48,7 +52,14 @@ from harness import Kiosk, Failure, check, Run  # noqa: E402
 UNITS = {
     "kmsdrm": ("darkmode-kiosk-kmsdrm.service", "bochs", True, ()),
     "cage": ("darkmode-kiosk.service", "virtio", False, ("seatd.service",)),
+    # The KMS/DRM unit with the display off from boot (a TV still off): the kernel's `video=`
+    # disables the connector until the test switches it on (issue 41, item 1).
+    "kmsdrm-display-off": ("darkmode-kiosk-kmsdrm.service", "bochs", True, ()),
 }
+# More kernel command line per unit entry.
+APPEND = {"kmsdrm-display-off": "video=Virtual-1:d"}
+# How long the display stays off after the unit is active.
+DISPLAY_OFF_SECONDS = 60
 # Units whose boot fails today, with why: run only when named with --units (the e2e script runs
 # the others). A unit leaves this map in the commit that makes it pass.
 PENDING = {}
@@ -237,6 +248,38 @@ def watchdog(b):
           f"(NRestarts {s['NRestarts']}), page back {want} {back:.1f} s after the kill")
 
 
+def display_off_at_boot(b, started_host):
+    """The connector off from boot: READY=1 with a waiting STATUS, no failure and no restart in
+    60 s; switched on (and the drm change event, which this driver does not send for a forced
+    status): the page, from the same process, the unit never failed."""
+    b.vm.connect_agent()
+    s = b.wait_active(PAGE_TIMEOUT)
+    connector = "/sys/class/drm/card0-Virtual-1/status"
+    state = b.sh(f"cat {connector}")[1].strip()
+    check(state == "disconnected", f"the connector is {state!r} at boot, not disconnected (video=Virtual-1:d)")
+    status = b.show("StatusText")["StatusText"]
+    check("waiting for a display" in status, f"the unit's STATUS does not say it waits for a display: {status!r}")
+    b.log(f"info: {b.name}: active (READY=1) with the display off; STATUS: {status}")
+    pid = s["MainPID"]
+    time.sleep(DISPLAY_OFF_SECONDS)
+    s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
+    check(s["ActiveState"] == "active" and s["MainPID"] == pid and s["NRestarts"] == "0",
+          f"{DISPLAY_OFF_SECONDS} s with the display off: {s} (main PID was {pid})\n{b.journal()[-2000:]}")
+    started = time.monotonic()
+    rc, _, err = b.sh(f"echo on > {connector} && echo change > /sys/class/drm/card0/uevent")
+    check(rc == 0, f"switching the connector on: {err}")
+    image, _ = b.vm.wait_image(b.page, CHANGE_TIMEOUT, f"{b.name}: the page after the display came on")
+    b.shot(image, "page-after-display-on")
+    s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
+    check(s["ActiveState"] == "active" and s["MainPID"] == pid and s["NRestarts"] == "0" and s["Result"] == "success",
+          f"after the display came on: {s} (main PID was {pid})")
+    log = b.journal()
+    check(log.count("no connected display; waiting for one") == 1, f"not one waiting line:\n{log[-2000:]}")
+    check("Start request repeated" not in log, f"the unit hit its start limit:\n{log[-2000:]}")
+    b.log(f"info: {b.name}: display on after {DISPLAY_OFF_SECONDS} s off -> page on screen "
+          f"{time.monotonic() - started:.1f} s; same process, 0 restarts")
+
+
 def stop(b):
     """systemctl stop: the main process exits 0, the VT is back in text mode, the page is gone."""
     started = time.monotonic()
@@ -340,24 +383,28 @@ def one_boot(name, deb, kiosk, shots, accel, work):
         raise VMError(f"make-boot-layer.sh failed: {open(os.path.join(work, 'layer.log')).read()[-2000:]}")
     print(f"info: {name}: the package installed into the boot layer in {time.monotonic() - t:.1f} s", flush=True)
     vm = VM(gpu=gpu, accel=accel, work=work, log=lambda m: print(m, flush=True), boot_timeout=BOOT_TIMEOUT,
-            init="/lib/systemd/systemd", append="dmk.overlay dmk.layer", wait_agent=False, agent_timeout=AGENT_TIMEOUT,
+            init="/lib/systemd/systemd", append=f"dmk.overlay dmk.layer {APPEND.get(name, '')}".strip(), wait_agent=False, agent_timeout=AGENT_TIMEOUT,
             shares={"bootlayer": layer})
     results = []
     with vm:
         b = Boot(vm, kiosk, unit, kiosk_is_main, shots, name)
         try:
-            steps = (boot_and_page, vt_switch, watchdog, stop, bad_config) if kiosk_is_main else \
-                (boot_and_page, watchdog, stop, bad_config)
+            if name in APPEND:
+                steps = (display_off_at_boot, stop)
+            elif kiosk_is_main:
+                steps = (boot_and_page, vt_switch, watchdog, stop, bad_config)
+            else:
+                steps = (boot_and_page, watchdog, stop, bad_config)
             for step in steps:
                 t = time.monotonic()
                 try:
-                    step(b, vm.started) if step is boot_and_page else step(b)
+                    step(b, vm.started) if step in (boot_and_page, display_off_at_boot) else step(b)
                     results.append((name, step.__name__, True, ""))
                     print(f"ok: {name} {step.__name__} ({time.monotonic() - t:.0f} s)", flush=True)
                 except (Failure, VMError) as x:
                     results.append((name, step.__name__, False, str(x)))
                     print(f"FAIL: {name} {step.__name__}: {x}", flush=True)
-                    if step is boot_and_page and not vm.agent:
+                    if step in (boot_and_page, display_off_at_boot) and not vm.agent:
                         break
         finally:
             if not vm.agent:

@@ -297,9 +297,10 @@ def kiosk_and_shots(a, prefix):
 
 
 @contextlib.contextmanager
-def guest_run(a, gpu, work, kiosk, shots, run_class=None):
-    """The guest on `gpu` booted and a `Run` (or `run_class`) on it, its output mode said."""
-    with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True)) as vm:
+def guest_run(a, gpu, work, kiosk, shots, run_class=None, **vm_options):
+    """The guest on `gpu` booted and a `Run` (or `run_class`) on it, its output mode said;
+    `vm_options` go to `VM` (e.g. vnc=True)."""
+    with VM(gpu=gpu, accel=a.accel, work=work, log=lambda m: print(m, flush=True), **vm_options) as vm:
         run = (run_class or Run)(vm, kiosk, shots, lambda m: print(m, flush=True))
         print(f"info: {gpu}: output mode {run.mode[0]}x{run.mode[1]}", flush=True)
         yield run

@@ -326,7 +326,8 @@ class VM:
     }
 
     def __init__(self, gpu="bochs", accel="tcg", memory=1024, cpus=2, work=None, log=print, tablet=True,
-                 boot_timeout=180, init=None, append="", wait_agent=True, shares=None, agent_timeout=AGENT_TIMEOUT):
+                 boot_timeout=180, init=None, append="", wait_agent=True, shares=None, agent_timeout=AGENT_TIMEOUT,
+                 vnc=False):
         # init: the program the initramfs hands over to, a path in the guest (default the staged
         # Tests/vm/guest-init.sh); append: more kernel command line (e.g. "dmk.overlay" for a
         # writable root). Both fixed guest words: the initramfs splits the command line at spaces.
@@ -350,6 +351,10 @@ class VM:
         self.gpu, self.accel, self.memory, self.cpus = gpu, accel, memory, cpus
         self.log = log
         self.tablet = tablet
+        # vnc: a VNC server on a socket in the work folder, for `set_display_size` (the size a
+        # VNC client asks for reaches virtio-gpu's guest as a new preferred mode and a hot-plug).
+        self.vnc = vnc
+        self.vnc_socket = None
         self.boot_timeout = boot_timeout
         self.work = work or os_tmpdir(f"dmk-vm-{gpu}")
         self.out = os.path.join(self.work, "out")     # the guest's /run/vmout
@@ -441,6 +446,8 @@ class VM:
             args += ["-virtfs", f"local,path={path},mount_tag={tag},security_model=none,readonly=on,multidevs=remap"]
         if self.tablet:
             args += ["-device", "virtio-tablet-pci"]
+        if self.vnc:
+            args += ["-vnc", f"unix:{os.path.join(self.work, 'vnc.sock')}"]
         started = time.monotonic()
         self.qemu = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(os.path.join(self.work, "qemu.log"), "wb"),
                                      stderr=subprocess.STDOUT)
@@ -574,6 +581,9 @@ class VM:
         return "--- serial:\n" + "\n".join(text) + (f"\n--- qemu:\n{qemu}" if qemu else "")
 
     def close(self):
+        if self.vnc_socket:
+            self.vnc_socket.close()
+            self.vnc_socket = None
         if self.agent:
             try:
                 self.agent.call("quit", within=5)
@@ -594,6 +604,49 @@ class VM:
             except subprocess.TimeoutExpired:
                 self.qemu.kill()
                 self.qemu.wait()
+
+    # --- the display's size (VNC) ----------------------------------------------------------------
+    def set_display_size(self, width, height, timeout=30):
+        """Asks QEMU for another display size the way a VNC viewer resized by its user does
+        (RFB 3.8, no authentication, SetDesktopSize with one screen): a display with UI info
+        (virtio-gpu) tells its guest of a new preferred mode, whose driver sends a real
+        HOTPLUG=1 uevent. The connection stays open (the next call reuses it). A VMError when
+        the VM has no VNC server or QEMU answers otherwise than expected."""
+        if not self.vnc:
+            raise VMError("set_display_size needs VM(vnc=True)")
+        deadline = time.monotonic() + timeout
+
+        def read(n):
+            data = b""
+            while len(data) < n:
+                self.vnc_socket.settimeout(max(0.1, deadline - time.monotonic()))
+                chunk = self.vnc_socket.recv(n - len(data))
+                if not chunk:
+                    raise VMError("the VNC server closed the connection")
+                data += chunk
+            return data
+        if self.vnc_socket is None:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(os.path.join(self.work, "vnc.sock"))
+            self.vnc_socket = s
+            version = read(12)
+            if not version.startswith(b"RFB 003."):
+                raise VMError(f"not a VNC server: {version!r}")
+            s.sendall(b"RFB 003.008\n")
+            types = read(read(1)[0])
+            if 1 not in types:
+                raise VMError(f"the VNC server wants authentication (types {list(types)})")
+            s.sendall(b"\x01")
+            if struct.unpack(">I", read(4))[0] != 0:
+                raise VMError("the VNC server refused the connection")
+            s.sendall(b"\x01")                                        # ClientInit: shared
+            read(20)                                                  # ServerInit: size, pixel format
+            read(struct.unpack(">I", read(4))[0])                     # its name
+            # SetEncodings: raw, and the ExtendedDesktopSize pseudo-encoding (-308).
+            s.sendall(struct.pack(">BBHii", 2, 0, 2, 0, -308))
+        # SetDesktopSize: width, height, one screen (id 0 at 0,0, flags 0).
+        self.vnc_socket.sendall(struct.pack(">BBHHBB", 251, 0, width, height, 1, 0)
+                                + struct.pack(">IHHHHI", 0, 0, 0, width, height, 0))
 
     # --- seeing -----------------------------------------------------------------------------
     def screendump(self):

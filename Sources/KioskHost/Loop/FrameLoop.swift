@@ -127,6 +127,7 @@ final class FrameLoop {
         }
         while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
         if window.owner?.service() == true { screen.contentLost() }
+        followDisplay(app)
         service.pingIfDue(now: clock.now())
         if exit != nil { return }
         if translator.hasActivePointers { cancelIfTouchDeviceLost(app) }
@@ -158,11 +159,30 @@ final class FrameLoop {
         }
     }
 
-    /// Something moves, a finger or button is down, or the screen is stale: a frame is due
-    /// (never while the screen sleeps).
+    /// Something moves, a finger or button is down, or the screen is stale: a frame is due —
+    /// unless the screen sleeps or no display is connected (input is still handled; the page
+    /// is sent whole when one comes).
     private func wantsFrame(_ app: KioskApp) -> Bool {
-        if sleeper?.isAsleep == true { return false }
+        if sleeper?.isAsleep == true || window.waitingForDisplay { return false }
         return app.needsFrames || translator.hasActivePointers || screen.needsFullUpload
+    }
+
+    /// After the kernel's hot-plug events settle (`DisplayWatch`): the connectors read again;
+    /// a display found (again, or another, or another mode) gets the page laid out for its
+    /// size, its refresh rate, and the whole page sent.
+    private func followDisplay(_ app: KioskApp) {
+        guard let watch = window.displayWatch, watch.service(), let (change, ok) = window.followDisplay() else { return }
+        if !ok {
+            exit = .failure("cannot make the display buffers for the new mode")
+            return
+        }
+        switch change {
+        case .unchanged: return
+        case .lost: cancelPointers(app)
+        case .found:
+            perform(.displayChanged, app)
+            screen.contentLost()
+        }
     }
 
     /// Idle: blocks until something happens, or until the watchdog or the event handler wants
@@ -171,7 +191,8 @@ final class FrameLoop {
     private func waitIdle(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
         pacer.reset()
         lastPresentStart = nil
-        let timeout = Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake), sleepWake)
+        let timeout = Self.earlier(Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake), sleepWake),
+                                   window.displayWatch?.secondsToRescan())
         if waitForEvent(&event, timeout: timeout) == 1 {
             wokeAt = clock.now()
             handle(event, app)
@@ -189,8 +210,9 @@ final class FrameLoop {
     /// systemd's STATUS: the page's summary, the handler's note (an unsaved choice) and, with
     /// sleep on, whether the screen sleeps.
     private func status(_ app: KioskApp) -> String {
+        let summary = window.waitingForDisplay ? "waiting for a display to be connected; " + app.statusSummary : app.statusSummary
         let notes = [eventHandler?.statusNote, sleeper?.statusNote].compactMap { $0 }
-        return ([app.statusSummary] + notes).joined(separator: "; ")
+        return ([summary] + notes).joined(separator: "; ")
     }
 
     /// The idle wait's timeout (ms, -1 forever) shortened to `seconds` when that is sooner.
@@ -209,7 +231,11 @@ final class FrameLoop {
     }
 
     /// With our DRM presenter (SDL's evdev driver, which cannot block): `IdleWait`.
-    private lazy var idleWait: IdleWait? = window.drm == nil ? nil : IdleWait(extra: window.owner?.pollDescriptors ?? [])
+    /// The display's hot-plug socket wakes it too; with our own input reader (libinput, evdev)
+    /// SDL has no devices to look at, so it sleeps without a timeout of its own.
+    private lazy var idleWait: IdleWait? = window.drm == nil ? nil
+        : IdleWait(extra: (window.owner?.pollDescriptors ?? []) + (window.displayWatch.map { [$0.descriptor] } ?? []),
+                   sdlInput: input == nil)
 
     /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.

@@ -18,6 +18,9 @@ public struct HostOptions: Sendable, Equatable {
     /// Config `input.calibration`: applied to touch screens and absolute pointers read through
     /// libinput (KMS/DRM), in place of their `LIBINPUT_CALIBRATION_MATRIX`; nil: none.
     public var calibration: CalibrationMatrix?
+    /// Config `display.connector`: the KMS/DRM connector to show the page on (e.g. `HDMI-A-1`);
+    /// nil, or when it is not connected: the first connected one.
+    public var connector: String?
     /// What the environment asks of the host (presenter, input, DRM card, format and flip,
     /// logind, timing, SDL's video driver, the seat), read once at start (`HostEnvironment`).
     public var environment: HostEnvironment
@@ -26,7 +29,8 @@ public struct HostOptions: Sendable, Equatable {
 
     public init(windowed: Bool = false, size: PixelSize? = nil, rotation: Rotation = .none,
                 scale: Double? = nil, titleBase: String = "DarkModeKiosk", calibration: CalibrationMatrix? = nil,
-                environment: HostEnvironment = HostEnvironment()) {
+                connector: String? = nil, environment: HostEnvironment = HostEnvironment()) {
+        self.connector = connector
         self.environment = environment
         self.windowed = windowed
         self.size = size

@@ -126,6 +126,10 @@ enum QuitSignal {
         var received: Int32 = 0
         var previousTerm: Handler?
         var previousInt: Handler?
+        /// An eventfd the handler writes to (the idle wait's, `IdleWait`), -1: none. SDL turns
+        /// the signal into SDL_QUIT only when it next pumps; a signal that lands on another
+        /// thread would not end a `poll` of the main thread without it.
+        var wake: Int32 = -1
     }
     /// Allocated on first use (in `install`, before any handler exists); the handler only
     /// reads and writes through it.
@@ -174,6 +178,10 @@ private let recorder: QuitSignal.Handler = { sig in
     if s.pointee.received == 0 { s.pointee.received = sig }
     let previous = sig == SIGTERM ? s.pointee.previousTerm : s.pointee.previousInt
     previous?(sig)
+    if s.pointee.wake >= 0 {
+        var one: UInt64 = 1
+        _ = write(s.pointee.wake, &one, 8)
+    }
 }
 
 /// The automatic choice of who reads touch screens and mice (`InputReaderChoice`, asked for by

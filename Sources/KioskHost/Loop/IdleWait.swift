@@ -21,19 +21,28 @@ final class IdleWait {
     static let hotplugMilliseconds: Int32 = 1000
 
     private let wake: UnsafeMutablePointer<Int32>
-    /// More descriptors to wake for (the seat's: the VT switch pipe, logind's bus).
+    /// More descriptors to wake for (the seat's: the VT switch pipe, logind's bus; the
+    /// display's hot-plug socket).
     private let extra: [Int32]
+    /// SDL reads the input devices (its evdev code): it is looked at every `hotplugMilliseconds`
+    /// for devices plugged in. False when the host has its own reader (libinput, evdev), which
+    /// wakes the wait itself: then no timeout but the caller's (SIGTERM and SIGINT, which SDL
+    /// only notes, write to the wake descriptor through `QuitSignal`, on whichever thread).
+    private let sdlInput: Bool
 
-    init?(extra: [Int32] = []) {
+    init?(extra: [Int32] = [], sdlInput: Bool = true) {
         self.extra = extra
+        self.sdlInput = sdlInput
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard fd >= 0 else { return nil }
         wake = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
         wake.initialize(to: fd)
         SDL_AddEventWatch(Self.watch, wake)
+        QuitSignal.state.pointee.wake = fd
     }
 
     deinit {
+        QuitSignal.state.pointee.wake = -1
         SDL_DelEventWatch(Self.watch, wake)
         close(wake.pointee)
         wake.deallocate()
@@ -48,9 +57,9 @@ final class IdleWait {
         return 1
     }
 
-    /// The longest sleep while the screen sleeps (`lookForDevices` false): SDL's queue is looked
-    /// at once a minute only, for a SIGTERM whose handler ran between that look and the `poll`
-    /// (SDL turns it into SDL_QUIT only when it next pumps).
+    /// The longest sleep while the screen sleeps (`lookForDevices` false) and SDL reads the
+    /// input: its queue is looked at once a minute only, for a device SDL itself would open
+    /// (a SIGTERM wakes the wait at once through `QuitSignal`).
     static let asleepMilliseconds: Int64 = 60_000
 
     /// As `SDL_WaitEventTimeout`: 1 with an event in `event`, 0 when `timeout` ms passed (-1:
@@ -65,9 +74,12 @@ final class IdleWait {
             if now >= deadline { return 0 }
             var fds = Self.inputDescriptors().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
-            let bound = lookForDevices ? Int64(Self.hotplugMilliseconds) : Self.asleepMilliseconds
-            let left = deadline == UInt64.max ? bound : Int64(deadline - now)
-            _ = poll(&fds, nfds_t(fds.count), Int32(min(left, bound)))
+            // SDL's own input is looked at every second awake and every minute asleep; with our
+            // own reader nothing needs a look, and the wait lasts until a descriptor or `timeout`.
+            let look = lookForDevices ? Int64(Self.hotplugMilliseconds) : Self.asleepMilliseconds
+            let cap = sdlInput ? look : Int64(Int32.max)
+            let left = deadline == UInt64.max ? (sdlInput ? cap : -1) : min(Int64(deadline - now), cap)
+            _ = poll(&fds, nfds_t(fds.count), Int32(left))
             // The seat has something to say (a VT switch): back to the loop, which handles it.
             if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
             var drained: UInt64 = 0

@@ -75,7 +75,7 @@ public enum SDLHost {
             Log.error(problem)
             return nil
         }
-        let drmStart = DrmStart.begin(env)
+        let drmStart = DrmStart.begin(env, connector: options.connector)
         if drmStart.fatal { return nil }
         applyHints(options)
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus

@@ -20,6 +20,9 @@ final class KioskWindow {
     /// Who owns the display `drm` shows, and the dispatch of its pauses and resumes to our
     /// presenter (nil: SDL's display).
     let owner: DisplayOwner?
+    /// Our DRM presenter (nil: SDL's display), and the kernel's hot-plug events it follows.
+    let drmPresenter: DrmPresenter?
+    let displayWatch: DisplayWatch?
     private(set) var displayDPI: Double?
     private(set) var refreshRate: Double
 
@@ -47,8 +50,12 @@ final class KioskWindow {
         presenter = made.presenter
         if let drm, let ours = made.drm {
             owner = DisplayOwner(seat: DisplayOwner.seat(for: drm), presenter: ours)
+            drmPresenter = ours
+            displayWatch = DisplayWatch()
         } else {
             owner = nil
+            drmPresenter = nil
+            displayWatch = nil
         }
         if !options.windowed { SDL_ShowCursor(SDL_DISABLE) }
         refreshRate = 60
@@ -109,6 +116,23 @@ final class KioskWindow {
     }
 
     func show() { SDL_ShowWindow(window) }
+
+    /// No display is connected to our card just now: nothing is drawn, the page waits.
+    var waitingForDisplay: Bool { drm.map { !$0.hasDisplay } ?? false }
+
+    /// The connectors read again after the kernel's hot-plug event (`DisplayWatch`): with a
+    /// display found, the window (SDL's event target, whose size touch positions are relative
+    /// to) takes the mode's size and the display's refresh rate and DPI are read again. Nil
+    /// without our DRM presenter; `ok` false when the buffers for a new mode cannot be made.
+    func followDisplay() -> (change: DisplayRules.Change, ok: Bool)? {
+        guard let drm, let drmPresenter else { return nil }
+        let result = drmPresenter.displayChanged()
+        if case .found = result.change {
+            SDL_SetWindowSize(window, Int32(drm.width), Int32(drm.height))
+            readDisplay()
+        }
+        return result
+    }
 
     /// Full-screen-desktop (after the first present; see `init`). No-op when windowed.
     func enterFullScreen() {

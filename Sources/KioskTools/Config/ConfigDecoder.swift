@@ -49,6 +49,15 @@ struct ConfigDecoder {
             switch m.key {
             case "windowed": if let b = bool(m.value, path) { config.display.windowed = b }
             case "showFPS": if let b = bool(m.value, path) { config.display.showFPS = b }
+            case "connector":
+                if m.value == .null { config.display.connector = nil; continue }
+                let expected = "a KMS/DRM connector name like \"HDMI-A-1\" (as in /sys/class/drm/card0-HDMI-A-1) or null"
+                guard let s = m.value.stringValue else { wrongType(path, m.value, expected); continue }
+                guard KioskConfig.Display.isConnectorName(s) else {
+                    errors.append("\(path): expected \(expected), found \(JSONWriter.quoted(s))")
+                    continue
+                }
+                config.display.connector = s
             case "size":
                 if m.value == .null { config.display.size = nil; continue }
                 guard let s = m.value.stringValue else { wrongType(path, m.value, "\(PixelSize.expectation) or null"); continue }

@@ -12,7 +12,7 @@ import KioskSupport
 ///
 /// ```json
 /// {
-///   "display": { "windowed": false, "size": null, "rotate": 0, "scale": null, "showFPS": false,
+///   "display": { "windowed": false, "size": null, "rotate": 0, "scale": null, "showFPS": false, "connector": null,
 ///                "sleep": { "afterIdleSeconds": null, "schedule": null } },
 ///   "toggle": { "width": 260 },
 ///   "theme": { "light": { "page": [235, 246, 255] }, "dark": { "page": [66, 66, 66] } },
@@ -58,9 +58,20 @@ public struct KioskConfig: Equatable, Sendable {
         public var rotate: Rotation = .none
         public var scale: Double? = nil
         public var showFPS: Bool = false
+        /// The KMS/DRM connector to show the page on (`HDMI-A-1`); nil: the first connected one.
+        public var connector: String? = nil
         /// When the screen sleeps (`display.sleep`); off by default.
         public var sleep: SleepSettings = .off
         public init() {}
+
+        /// A connector's name as the kernel writes it: a type (letters, digits, dashes) and a
+        /// number after a dash, at most 32 characters.
+        public static func isConnectorName(_ s: String) -> Bool {
+            guard s.count <= 32, let dash = s.lastIndex(of: "-"), dash != s.startIndex else { return false }
+            let type = s[..<dash], number = s[s.index(after: dash)...]
+            return !number.isEmpty && number.allSatisfy { $0.isASCII && $0.isNumber }
+                && type.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        }
     }
 
     public struct Toggle: Equatable, Sendable {
@@ -136,7 +147,7 @@ public struct KioskConfig: Equatable, Sendable {
 
     /// Every key path the file may hold, e.g. "display.rotate".
     public static let knownKeyPaths: [String] = [
-        "display", "display.windowed", "display.size", "display.rotate", "display.scale", "display.showFPS",
+        "display", "display.windowed", "display.size", "display.rotate", "display.scale", "display.showFPS", "display.connector",
         "display.sleep", "display.sleep.afterIdleSeconds", "display.sleep.schedule",
         "toggle", "toggle.width",
         "theme", "theme.light", "theme.light.page", "theme.dark", "theme.dark.page",

@@ -37,6 +37,8 @@ public struct RunSettings: Equatable, Sendable {
     public var background = KioskConfig.Page.Background()
     /// Config `input.calibration` (KMS/DRM touch and absolute pointers); nil: none.
     public var calibration: CalibrationMatrix? = nil
+    /// Config `display.connector` (KMS/DRM); nil: the first connected one.
+    public var connector: String? = nil
     /// Config `display.sleep`: when the screen sleeps (off by default).
     public var sleep: SleepSettings = .off
     /// What the environment asks of the host and the run (`HostEnvironment`: the table in
@@ -67,6 +69,7 @@ public struct RunSettings: Equatable, Sendable {
             colorsPath: config.colors,
             background: config.page.background,
             calibration: config.input.calibration,
+            connector: config.display.connector,
             sleep: config.display.sleep,
             host: HostEnvironment.parse(environment))
     }
@@ -110,7 +113,8 @@ public struct RunSettings: Equatable, Sendable {
         func rgb(_ c: Color) -> String { "\(Int((c.r * 255).rounded())),\(Int((c.g * 255).rounded())),\(Int((c.b * 255).rounded()))" }
         return [
             "display: " + (windowed ? "windowed" : "full-screen") + (size.map { " \($0.width)x\($0.height)" } ?? "")
-                + ", rotate \(rotate.degrees), scale " + (scale.map { "\($0)" } ?? "automatic"),
+                + ", rotate \(rotate.degrees), scale " + (scale.map { "\($0)" } ?? "automatic")
+                + ", connector " + (connector ?? "the first connected (KMS/DRM)"),
             "toggle width: \(toggleWidth) pt",
             "page colours: light \(rgb(pageLight)), dark \(rgb(pageDark))",
             "reduce motion: \(reduceMotion ? "on" : "off (follows the desktop portal's reduced-motion)"), FPS overlay: \(showFPS ? "on" : "off")",

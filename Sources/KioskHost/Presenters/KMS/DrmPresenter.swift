@@ -29,6 +29,12 @@ import Glibc
 /// presenter draws nothing and reports success; when master comes back the mode is set again
 /// and the whole page is sent (`resume`). The host's `Seat` says when (`suspend`, `resume`).
 ///
+/// A display that comes and goes (`displayChanged`, after the kernel's hot-plug event): none
+/// connected, nothing is drawn (like a pause); one connected again, the mode is set and the
+/// whole page sent; another mode, the buffers are made again for it (the loop lays the page out
+/// for the new size). The very first page, when the CRTC already shows our mode (the console's
+/// or a boot splash's), goes up by a plane commit without a modeset: no black frame.
+///
 /// Written against `KMSCard` (the real one is `DrmDevice`), with the flip as a `FlipStrategy`
 /// (atomic, page flip, in place + DIRTYFB): a refused method gives way to the next one
 /// (`FlipStrategies`); EBUSY waits for the pending flip once and retries; EACCES/EPERM pauses;
@@ -44,6 +50,10 @@ final class DrmPresenter: FramePresenter {
     var chain: ScanoutChain
     private var strategies: FlipStrategies
     var modeSet = false
+    /// A page was put on the display since the start (the no-modeset path is for the first).
+    private var everShown = false
+    /// How the first page went up: with or without a modeset (nil: not yet).
+    private(set) var firstPageModeset: Bool?
     /// Master is not ours (VT switched away, session paused): frames are not drawn.
     private(set) var paused = false
     /// What the buffer being drawn got this frame (its damage clips).
@@ -51,7 +61,7 @@ final class DrmPresenter: FramePresenter {
     private var rows = OutputRows()
     private(set) var closed = false
     private var warnedFlipTimeout = false
-    let output: IntRect
+    private(set) var output: IntRect
     /// The pointer's position asked for (`setCursor`, output pixels), nil: no arrow.
     private var cursorAsked: Point?
     /// The arrow every buffer drawn from now on gets (its move is in the chain's damage).
@@ -67,6 +77,15 @@ final class DrmPresenter: FramePresenter {
         self.card = card
         strategies = FlipStrategies(flipOrder)
         output = IntRect(x: 0, y: 0, width: card.width, height: card.height)
+        chain = ScanoutChain(count: 1, frontBuffer: true, bounds: output)
+        formatDrawn = card.format
+        guard makeBuffers() else { return nil }
+    }
+
+    /// The buffers and their chain for the card's mode and the current strategy (one drawn in
+    /// place, or `bufferCount` flipped); false with one message when the card cannot have them.
+    private func makeBuffers() -> Bool {
+        output = IntRect(x: 0, y: 0, width: card.width, height: card.height)
         let inPlace = !strategies.current.flips
         chain = ScanoutChain(count: inPlace ? 1 : Self.bufferCount, frontBuffer: inPlace, bounds: output)
         do {
@@ -74,9 +93,53 @@ final class DrmPresenter: FramePresenter {
         } catch {
             Log.error("\(card.path): \(error.message)")
             for b in buffers { b.destroy() }
-            return nil
+            buffers.removeAll()
+            return false
+        }
+        return true
+    }
+
+    /// Nothing to show on: master is not ours, or no display is connected.
+    private var idle: Bool { paused || !card.hasDisplay }
+
+    /// The connectors were read again (the kernel's hot-plug event): what changed. A display
+    /// gone stops the drawing (one log line); one back (or another) has its mode set and the
+    /// whole page sent with the next frame, with buffers made again when its size, format or
+    /// flips differ. False in `ok` when the buffers cannot be made.
+    func displayChanged() -> (change: DisplayRules.Change, ok: Bool) {
+        guard !closed else { return (.unchanged, true) }
+        let change = card.rescan()
+        switch change {
+        case .unchanged:
+            return (change, true)
+        case .lost:
+            if !paused, chain.queued != nil { waitForFlip() }
+            modeSet = false
+            chain.invalidate(bounds: output)
+            Log.warning("\(card.path): the display was disconnected; not drawing until one is connected")
+            return (change, true)
+        case .found:
+            if !paused, chain.queued != nil { waitForFlip() }
+            modeSet = false
+            let order = card.outputFlipOrder ?? [strategies.current.method]
+            let remake = output.width != card.width || output.height != card.height || buffers.isEmpty
+                || order.first != strategies.current.method || formatDrawn != card.format
+            if remake {
+                for b in buffers { b.destroy() }
+                buffers.removeAll()
+                strategies = FlipStrategies(order)
+                formatDrawn = card.format
+                guard makeBuffers() else { return (change, false) }
+            }
+            chain.invalidate(bounds: output)
+            Log.info("display connected: \(card.summary); the page follows")
+            return (change, true)
         }
     }
+    /// The page and its rotation as last uploaded (to copy the whole page again after a modeset).
+    private var lastPage: (frame: Pixmap, map: RotationMap)?
+    /// The pixel format the buffers were made in.
+    private var formatDrawn: ScanoutFormat
 
     deinit { close() }
 
@@ -97,10 +160,11 @@ final class DrmPresenter: FramePresenter {
     func upload(_ rects: [IntRect], from frame: Pixmap, viewport: Viewport) -> Bool {
         guard !closed else { return false }
         let map = RotationMap(rotation: viewport.rotation, outputWidth: card.width, outputHeight: card.height)
+        lastPage = (frame, map)
         let changed = rects.map { map.outputRect($0.intersection(frame.bounds)).intersection(output) }.filter { !$0.isEmpty }
         chain.changed(changed, bounds: output)
         let cursorMoved = placeCursor(viewport)
-        if paused { return true }
+        if idle { return true }
         // Nothing changed (a cursor-only present whose arrow stayed on its pixel): no frame.
         if changed.isEmpty, !cursorMoved, chain.drawing == nil { return true }
         if chain.drawing == nil, chain.free == nil { waitForFlip() }
@@ -142,7 +206,7 @@ final class DrmPresenter: FramePresenter {
 
     func present(_ viewport: Viewport) -> Bool {
         guard !closed else { return false }
-        if paused { return true }
+        if idle { return true }
         guard chain.drawing != nil else { return true }
         let clips = BufferDamage.merged(copied, bounds: output)
         copied.removeAll(keepingCapacity: true)
@@ -152,17 +216,53 @@ final class DrmPresenter: FramePresenter {
         return show(i, clips: clips)
     }
 
-    /// The first frame after a start or a resume: shown with `drmModeSetCrtc`.
+    /// The first frame after a start, a resume or a reconnect: shown with `drmModeSetCrtc`;
+    /// the very first page, when the CRTC already shows our mode, by a plane commit without a
+    /// modeset instead (drawn before anything is committed: no blank frame between the console
+    /// or a boot splash and the page).
     private func setMode() -> Bool {
         guard let i = chain.finishDrawing() else { return false }
-        do {
-            try card.setCRTC(fb: buffers[i].fb)
-        } catch {
-            return failed(error)
+        let first = !everShown
+        var modeset = true
+        if first, card.modeAlreadySet() {
+            do {
+                try card.showWithoutModeset(fb: buffers[i].fb)
+                modeset = false
+            } catch {
+                Log.info("\(card.path): the first page without a modeset was refused (\(error.message)); setting the mode")
+            }
         }
+        if modeset {
+            do {
+                try card.setCRTC(fb: buffers[i].fb)
+            } catch {
+                return failed(error)
+            }
+            copyWholePageAgain(into: i)
+        }
+        if first {
+            firstPageModeset = modeset
+            Log.info("\(card.path): first page shown \(modeset ? "with a modeset" : "without a modeset (the mode was already set)")")
+        }
+        everShown = true
         chain.flipped()
         modeSet = true
         return true
+    }
+
+    /// After a modeset, the whole page once more into the buffer now shown: bochs-drm showed
+    /// black after the first modeset of a display that was off from boot (the buffer was moved
+    /// into video memory when the mode was set, and what had been copied into it before did not
+    /// show), while a page copied after the modeset did (Tests/vm/deb_boot_scenarios.py
+    /// `kmsdrm-display-off`; `Tests/vm` with `video=Virtual-1:d` showed the same). One
+    /// whole-page copy per modeset.
+    private func copyWholePageAgain(into i: Int) {
+        guard let (frame, map) = lastPage, frame.width * frame.height > 0 else { return }
+        let b = buffers[i]
+        Self.copy(output, map: map, from: frame, into: b.memory, pitch: b.pitch, format: card.format, rows: &rows)
+        CursorOverlay.draw(cursor, over: [output], bounds: output, into: b.memory, pitch: b.pitch, format: card.format)
+        // No DIRTYFB: the same pixels as those the modeset already sent (a driver that copies
+        // the buffer to its display, like virtio-gpu, took them with the commit).
     }
 
     /// Hands buffer `i` (just finished) to the display with the current strategy; a busy
@@ -268,7 +368,7 @@ final class DrmPresenter: FramePresenter {
     /// Completes the flip in flight (waits for its event): the vblank it was shown at
     /// (CLOCK_MONOTONIC seconds) when the event said; nil when none was in flight or no time came.
     func finishFlip() -> Double? {
-        guard !closed, !paused, flip.flips, chain.queued != nil else { return nil }
+        guard !closed, !idle, flip.flips, chain.queued != nil else { return nil }
         let before = card.lastFlipTime
         waitForFlip()
         let after = card.lastFlipTime

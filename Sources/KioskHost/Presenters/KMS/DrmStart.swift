@@ -15,13 +15,14 @@ enum DrmStart {
     /// The card to present on (nil: SDL's own display), or `fatal` when
     /// `DARKMODE_KIOSK_PRESENT=drm` asked for it and it cannot be had (one message printed).
     /// Logind is skipped with `DARKMODE_KIOSK_LOGIND=0` (`env.logind`).
-    static func begin(_ env: HostEnvironment) -> (device: DrmDevice?, fatal: Bool) {
+    /// `connector`: config `display.connector` (nil: the first connected one).
+    static func begin(_ env: HostEnvironment, connector: String? = nil) -> (device: DrmDevice?, fatal: Bool) {
         let route = DrmRules.route(present: env.present, videoDriver: env.videoDriver,
                                    hasDisplay: env.hasX11Display, hasWayland: env.hasWaylandDisplay,
                                    hasCard: !DrmDevice.candidatePaths(device: env.drmDevice).isEmpty)
         guard route.tryDRM else { return (nil, false) }
         let logind = env.logind ? LogindSeat.connect() : nil
-        switch DrmDevice.open(logind: logind, env: env) {
+        switch DrmDevice.open(logind: logind, env: env, connector: connector) {
         case .success(let device):
             if case .direct = device.access { logind?.close() }
             SDL_SetHintWithPriority(SDL_HINT_VIDEODRIVER, "evdev", SDL_HINT_OVERRIDE)

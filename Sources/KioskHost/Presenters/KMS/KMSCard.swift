@@ -42,10 +42,28 @@ protocol KMSCard: AnyObject {
     func takeMaster() -> Bool
     /// Puts the display back as it was found and lets go of the card. Once.
     func close()
+
+    /// A usable display is connected (false: the page waits for one, nothing is drawn).
+    var hasDisplay: Bool { get }
+    /// Reads the connectors again after a hot-plug event: the output driven from now on
+    /// (size, format and flip methods may change with it) and what that means.
+    func rescan() -> DisplayRules.Change
+    /// The flip methods to try for the output driven now, best first (nil: those the
+    /// presenter was made with).
+    var outputFlipOrder: [DrmRules.FlipMethod]? { get }
+    /// The CRTC already shows our mode on our connector (the first page needs no modeset).
+    func modeAlreadySet() -> Bool
+    /// Shows `fb` on the primary plane without a modeset (atomic, no `ALLOW_MODESET`).
+    func showWithoutModeset(fb: UInt32) throws(CardFailure)
 }
 
 extension KMSCard {
     var lastFlipTime: Double? { nil }
+    var hasDisplay: Bool { true }
+    var outputFlipOrder: [DrmRules.FlipMethod]? { nil }
+    func rescan() -> DisplayRules.Change { .unchanged }
+    func modeAlreadySet() -> Bool { false }
+    func showWithoutModeset(fb: UInt32) throws(CardFailure) { throw CardFailure(step: "no-modeset commit", code: ENOTSUP) }
 }
 
 /// One buffer the display can scan out: mapped memory of `pitch` bytes a row, and its
