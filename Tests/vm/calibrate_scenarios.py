@@ -26,14 +26,11 @@ Environment: KIOSK_BIN, DARKMODE_KIOSK_VM_ACCEL (as kmsdrm_scenarios.py). Exit s
 import json
 import os
 import re
-import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import run_guests  # noqa: E402
-from harness import (CHANGE_TIMEOUT, check, chosen_scenarios, guest_run,  # noqa: E402
-                     kiosk_and_shots, run_scenarios, scenario_parser, start_udevd)
+from harness import CHANGE_TIMEOUT, check, scenario_main, start_udevd  # noqa: E402
 
 XR, YR = (200, 3900), (150, 3950)
 # Device-normalised (x, y) -> output-normalised: x' = a·x + b·y + c, y' = d·x + e·y + f. The
@@ -233,35 +230,29 @@ SCENARIOS = {f.__name__: f for f in (calibrate, calibrate_evdev, calibrate_rotat
 ORDER = ["compositor", "calibrate_evdev", "calibrate", "calibrate_rotated"]
 
 
+def stop_calibrate_at_cleanup(run, a):
+    """A scenario that failed mid-round leaves `calibrate` running: the cleanup kills it first."""
+    original_cleanup = run.cleanup
+
+    def cleanup():
+        if getattr(run, "calibrating", False):
+            try:
+                run.vm.agent.call("kill", name="calibrate")
+            except Exception:
+                pass
+            run.calibrating = False
+        original_cleanup()
+    run.cleanup = cleanup
+
+
+def print_timings(run, a):
+    print(f"info: {run.vm.gpu} timings ({run.vm.accel}): " + "; ".join(
+        f"{k} " + ", ".join(f"{x:.1f}" for x in v) for k, v in run.timings.items() if isinstance(v, list)),
+        flush=True)
+
+
 def main():
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    a = scenario_parser(__doc__, "bochs,virtio").parse_args()
-    wanted = chosen_scenarios(a, ORDER, SCENARIOS)
-    if isinstance(wanted, int):
-        return wanted
-    started = kiosk_and_shots(a, "calibrate-vm-shots.")
-    if not started:
-        return 1
-    kiosk, shots = started
-
-    def one(gpu, work, results):
-        with guest_run(a, gpu, work, kiosk, shots) as run:
-            original_cleanup = run.cleanup
-
-            def cleanup():
-                if getattr(run, "calibrating", False):
-                    try:
-                        run.vm.agent.call("kill", name="calibrate")
-                    except Exception:
-                        pass
-                    run.calibrating = False
-                original_cleanup()
-            run.cleanup = cleanup
-            run_scenarios(run, wanted, SCENARIOS, results)
-            print(f"info: {gpu} timings ({run.vm.accel}): " + "; ".join(
-                f"{k} " + ", ".join(f"{x:.1f}" for x in v) for k, v in run.timings.items() if isinstance(v, list)),
-                flush=True)
-    return run_guests("calibrate-vm", [g for g in a.gpu.split(",") if g], one, shots)
+    return scenario_main("calibrate-vm", __doc__, ORDER, SCENARIOS, before=stop_calibrate_at_cleanup, after=print_timings)
 
 
 if __name__ == "__main__":

@@ -35,9 +35,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import run_guests  # noqa: E402
-from harness import (CHANGE_TIMEOUT, check, chosen_scenarios, guest_run, kiosk_and_shots, run_scenarios,  # noqa: E402
-                     scenario_parser, start_udevd)
+from harness import CHANGE_TIMEOUT, check, scenario_main, start_udevd  # noqa: E402
 
 CONNECTOR = "/sys/class/drm/card0-Virtual-1"
 IDLE_SECONDS = 5
@@ -266,24 +264,16 @@ SCENARIOS = {f.__name__: scenario(f) for f in (started_without_display, off_on_w
 ORDER = list(SCENARIOS)
 
 
-def main():
-    p = scenario_parser(__doc__, "bochs,virtio")
-    a = p.parse_args()
-    wanted = chosen_scenarios(a, ORDER, SCENARIOS)
-    if isinstance(wanted, int):
-        return wanted
-    started = kiosk_and_shots(a, "display-hotplug-vm-shots.")
-    if not started:
-        return 1
-    kiosk, shots = started
+def runnable(a, gpu, wanted):
+    """The wanted scenarios this GPU's display can do (the others named once)."""
+    skipped = [n for n in wanted if n in CANNOT.get(gpu, ())]
+    if skipped:
+        print(f"info: {gpu}: not run here (the display cannot do it): {', '.join(skipped)}", flush=True)
+    return [n for n in wanted if n not in skipped]
 
-    def one(gpu, work, results):
-        with guest_run(a, gpu, work, kiosk, shots, vnc=True) as run:
-            skipped = [n for n in wanted if n in CANNOT.get(gpu, ())]
-            if skipped:
-                print(f"info: {gpu}: not run here (the display cannot do it): {', '.join(skipped)}", flush=True)
-            run_scenarios(run, [n for n in wanted if n not in skipped], SCENARIOS, results)
-    return run_guests("display-hotplug-vm", [g for g in a.gpu.split(",") if g], one, shots)
+
+def main():
+    return scenario_main("display-hotplug-vm", __doc__, ORDER, SCENARIOS, vm_options={"vnc": True}, names=runnable)
 
 
 if __name__ == "__main__":

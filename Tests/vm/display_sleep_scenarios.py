@@ -26,8 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import run_guests  # noqa: E402
-from harness import CHANGE_TIMEOUT, check, chosen_scenarios, guest_run, kiosk_and_shots, run_scenarios, scenario_parser  # noqa: E402
+from harness import CHANGE_TIMEOUT, check, scenario_main  # noqa: E402
 
 # The connected connector's DPMS and the first CRTC's active flag (debugfs mounted once).
 OUTPUT_STATE = ("for c in /sys/class/drm/card*-*; do [ \"$(cat $c/status)\" = connected ] && echo dpms=$(cat $c/dpms); done; "
@@ -198,20 +197,7 @@ ORDER = list(SCENARIOS)
 
 
 def main():
-    p = scenario_parser(__doc__, "bochs,virtio")
-    a = p.parse_args()
-    wanted = chosen_scenarios(a, ORDER, SCENARIOS)
-    if isinstance(wanted, int):
-        return wanted
-    started = kiosk_and_shots(a, "display-sleep-vm-shots.")
-    if not started:
-        return 1
-    kiosk, shots = started
-
-    def one(gpu, work, results):
-        with guest_run(a, gpu, work, kiosk, shots) as run:
-            run_scenarios(run, wanted, SCENARIOS, results)
-    return run_guests("display-sleep-vm", [g for g in a.gpu.split(",") if g], one, shots)
+    return scenario_main("display-sleep-vm", __doc__, ORDER, SCENARIOS)
 
 
 if __name__ == "__main__":

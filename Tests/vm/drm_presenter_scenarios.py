@@ -19,8 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import run_guests  # noqa: E402
-from harness import check, chosen_scenarios, guest_run, kiosk_and_shots, run_scenarios, scenario_parser  # noqa: E402
+from harness import check, scenario_main  # noqa: E402
 from kmsdrm_scenarios import restart_saved_mode  # noqa: E402
 
 SECONDS = 10
@@ -176,23 +175,11 @@ PENDING = {"drm_cost_against_texture"}
 
 
 def main():
-    global SECONDS
-    p = scenario_parser(__doc__, "bochs,virtio")
-    p.add_argument("--seconds", type=int, default=SECONDS)
-    a = p.parse_args()
-    SECONDS = a.seconds
-    wanted = chosen_scenarios(a, ORDER, SCENARIOS, PENDING)
-    if isinstance(wanted, int):
-        return wanted
-    started = kiosk_and_shots(a, "drm-presenter-vm-shots.")
-    if not started:
-        return 1
-    kiosk, shots = started
-
-    def one(gpu, work, results):
-        with guest_run(a, gpu, work, kiosk, shots) as run:
-            run_scenarios(run, wanted, SCENARIOS, results)
-    return run_guests("drm-presenter-vm", [g for g in a.gpu.split(",") if g], one, shots)
+    def seconds(run, a):
+        global SECONDS
+        SECONDS = a.seconds
+    return scenario_main("drm-presenter-vm", __doc__, ORDER, SCENARIOS, pending=PENDING,
+                         options=lambda p: p.add_argument("--seconds", type=int, default=SECONDS), before=seconds)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,14 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VM, VMError  # noqa: E402
+from vm import VM, VMError, run_guests  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Generous bounds: under TCG on a busy 2-core machine the first frame (EGL + llvmpipe set-up)
@@ -294,6 +295,38 @@ def kiosk_and_shots(a, prefix):
     shots = a.shots or tempfile.mkdtemp(prefix=prefix)
     os.makedirs(shots, exist_ok=True)
     return Kiosk(binary), shots
+
+
+def scenario_main(label, doc, order, scenarios, default_gpu="bochs,virtio", pending=(), options=None,
+                  run_pending=None, run_class=None, vm_options=None, names=None, before=None, after=None):
+    """What every scenario script's main does: the common options (plus `options(parser)`'s),
+    the scenarios chosen (`pending` ones only by name, or all when `run_pending(args)`), the
+    kiosk binary and the screenshot folder, then each GPU's guest booted with a `Run` (or
+    `run_class`; `vm_options` to `VM`) on which `before(run, args)`, the scenarios
+    (`names(args, gpu, wanted)` when some cannot run on a GPU) and `after(run, args)` run.
+    SIGTERM (a CI timeout, the e2e script's trap) unwinds like an exception, so every VM's
+    `with` powers it off and QEMU is not left behind. Returns the exit status."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    p = scenario_parser(doc, default_gpu)
+    if options:
+        options(p)
+    a = p.parse_args()
+    wanted = chosen_scenarios(a, order, scenarios, pending, run_pending=bool(run_pending and run_pending(a)))
+    if isinstance(wanted, int):
+        return wanted
+    started = kiosk_and_shots(a, f"{label}-shots.")
+    if not started:
+        return 1
+    kiosk, shots = started
+
+    def one(gpu, work, results):
+        with guest_run(a, gpu, work, kiosk, shots, run_class, **(vm_options or {})) as run:
+            if before:
+                before(run, a)
+            run_scenarios(run, names(a, gpu, wanted) if names else wanted, scenarios, results)
+            if after:
+                after(run, a)
+    return run_guests(label, [g for g in a.gpu.split(",") if g], one, shots)
 
 
 @contextlib.contextmanager

@@ -23,15 +23,12 @@ Usage: input_hotplug_scenarios.py [--gpu bochs] [--only NAME,...] [--cycles N] [
 Environment: KIOSK_BIN, DARKMODE_KIOSK_VM_ACCEL (as kmsdrm_scenarios.py). Exit status 0 when all passed.
 """
 import os
-import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import VMError, run_guests  # noqa: E402
-from harness import (CHANGE_TIMEOUT, Run, check,  # noqa: E402
-                     run_scenarios, settle, start_udevd, scenario_parser, chosen_scenarios,
-                     kiosk_and_shots, guest_run)
+from vm import VMError  # noqa: E402
+from harness import CHANGE_TIMEOUT, check, Run, scenario_main, settle, start_udevd  # noqa: E402
 
 TABLET = (0, 32767)          # QEMU's tablets' own units (virtio and USB)
 PANEL = (0, 4095)
@@ -517,24 +514,14 @@ ORDER = list(SCENARIOS)
 
 
 def main():
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    p = scenario_parser(__doc__, "bochs")
-    p.add_argument("--cycles", type=int, default=200, help="uinput panel make/close cycles of the replug scenarios")
-    p.add_argument("--usb-cycles", type=int, default=20, help="USB tablet unplug/plug cycles of the replug scenarios")
-    a = p.parse_args()
-    wanted = chosen_scenarios(a, ORDER, SCENARIOS)
-    if isinstance(wanted, int):
-        return wanted
-    started = kiosk_and_shots(a, "input-hotplug-shots.")
-    if not started:
-        return 1
-    kiosk, shots = started
+    def options(p):
+        p.add_argument("--cycles", type=int, default=200, help="uinput panel make/close cycles of the replug scenarios")
+        p.add_argument("--usb-cycles", type=int, default=20, help="USB tablet unplug/plug cycles of the replug scenarios")
 
-    def one(gpu, work, results):
-        with guest_run(a, gpu, work, kiosk, shots, HotplugRun) as run:
-            run.cycles, run.usb_cycles = a.cycles, a.usb_cycles
-            run_scenarios(run, wanted, SCENARIOS, results)
-    return run_guests("input-hotplug-vm", [g for g in a.gpu.split(",") if g], one, shots)
+    def cycles(run, a):
+        run.cycles, run.usb_cycles = a.cycles, a.usb_cycles
+    return scenario_main("input-hotplug-vm", __doc__, ORDER, SCENARIOS, default_gpu="bochs", options=options,
+                         run_class=HotplugRun, before=cycles)
 
 
 if __name__ == "__main__":

@@ -22,9 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vm import run_guests  # noqa: E402
-from harness import (CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, check, chosen_scenarios, guest_run,  # noqa: E402
-                     kiosk_and_shots, run_scenarios, scenario_parser, settle, start_udevd)
+from harness import CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, check, scenario_main, settle, start_udevd  # noqa: E402
 
 
 # --- scenarios -------------------------------------------------------------------------------
@@ -460,31 +458,21 @@ PENDING = set()
 ONLY_ON = {"cage_seatd": "virtio"}
 
 
-def main():
-    # SIGTERM (a CI timeout, the e2e script's trap) unwinds like an exception, so every VM's
-    # `with` powers it off and QEMU is not left behind.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    p = scenario_parser(__doc__, "bochs,virtio")
-    p.add_argument("--all", action="store_true", help="the pending scenarios too")
-    a = p.parse_args()
-    wanted = chosen_scenarios(a, ORDER, SCENARIOS, PENDING, run_pending=a.all)
-    if isinstance(wanted, int):
-        return wanted
-    started = kiosk_and_shots(a, "kmsdrm-vm-shots.")
-    if not started:
-        return 1
-    kiosk, shots = started
+def print_timings(run, a):
+    """The guest's and the scenarios' timings, one line."""
+    timings = dict(run.vm.timings)
+    timings.update(run.timings)
+    print(f"info: {run.vm.gpu} timings ({run.vm.accel}): " + "; ".join(
+        f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
+        for k, v in timings.items()), flush=True)
 
-    def one(gpu, work, results):
-        with guest_run(a, gpu, work, kiosk, shots) as run:
-            names = [n for n in wanted if a.only or ONLY_ON.get(n, gpu) == gpu]
-            run_scenarios(run, names, SCENARIOS, results)
-            timings = dict(run.vm.timings)
-            timings.update(run.timings)
-            print(f"info: {gpu} timings ({run.vm.accel}): " + "; ".join(
-                f"{k} {v:.1f} s" if isinstance(v, float) else f"{k} " + ", ".join(f"{x:.1f}" for x in v) + " s"
-                for k, v in timings.items()), flush=True)
-    return run_guests("kmsdrm-vm", [g for g in a.gpu.split(",") if g], one, shots)
+
+def main():
+    return scenario_main("kmsdrm-vm", __doc__, ORDER, SCENARIOS, pending=PENDING,
+                         options=lambda p: p.add_argument("--all", action="store_true", help="the pending scenarios too"),
+                         run_pending=lambda a: a.all,
+                         names=lambda a, gpu, wanted: [n for n in wanted if a.only or ONLY_ON.get(n, gpu) == gpu],
+                         after=print_timings)
 
 
 if __name__ == "__main__":
