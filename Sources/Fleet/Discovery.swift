@@ -1,6 +1,6 @@
 /// Home Assistant's MQTT discovery configs for one kiosk: a `select` (System / Light / Dark)
-/// that sends commands and shows the preference, and a `binary_sensor` that is on while dark is
-/// shown; both with the availability topic and the same device (model, software version), so
+/// that sends commands and shows the preference, a `binary_sensor` that is on while dark is
+/// shown, and a `switch` for the screen (on / asleep); all with the availability topic and the same device (model, software version), so
 /// the kiosk appears as one device. Published retained; an empty retained payload on the same
 /// topics removes them (discovery switched off).
 public enum Discovery {
@@ -49,11 +49,32 @@ public enum Discovery {
         ] + availability(topics) + [("device", device(id: topics.id, version: version))])
     }
 
+    /// The switch: on while the screen shows the page (the state JSON's `display`: `on`, or
+    /// `asleep`); it sends `on` / `sleep` to the display command topic.
+    public static func switchConfig(_ topics: FleetTopics, version: String) -> FleetJSON {
+        .object([
+            ("name", .string("Screen")),
+            ("unique_id", .string("darkmode-kiosk-\(topics.id)-display")),
+            ("object_id", .string("darkmode_kiosk_\(topics.id)_display")),
+            ("command_topic", .string(topics.displayCommand)),
+            ("state_topic", .string(topics.state)),
+            ("value_template", .string("{{ value_json.display }}")),
+            ("payload_on", .string(FleetDisplay.on.rawValue)),
+            ("payload_off", .string(FleetDisplay.sleep.rawValue)),
+            ("state_on", .string("on")),
+            ("state_off", .string("asleep")),
+            ("qos", .int(1)),
+            ("retain", .bool(false)),
+            ("icon", .string("mdi:monitor")),
+        ] + availability(topics) + [("device", device(id: topics.id, version: version))])
+    }
+
     /// The retained messages to publish: the configs when `enabled`, else empty payloads that
     /// delete them.
     public static func messages(_ topics: FleetTopics, version: String, enabled: Bool) -> [(topic: String, payload: String)] {
         guard enabled else { return topics.discoveryConfigs.map { ($0, "") } }
         return [(topics.selectConfig, selectConfig(topics, version: version).text),
-                (topics.binarySensorConfig, binarySensorConfig(topics, version: version).text)]
+                (topics.binarySensorConfig, binarySensorConfig(topics, version: version).text),
+                (topics.switchConfig, switchConfig(topics, version: version).text)]
     }
 }

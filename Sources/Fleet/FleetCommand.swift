@@ -3,6 +3,26 @@ public enum FleetAppearance: String, CaseIterable, Equatable, Sendable {
     case system, light, dark
 }
 
+/// What a display command asks for: the payload `on` (wake the screen, as a touch does) or
+/// `sleep` (the screen's sleep now, until a touch or `on`).
+public enum FleetDisplay: String, CaseIterable, Equatable, Sendable {
+    case on, sleep
+}
+
+/// One command: to the appearance or to the display.
+public enum FleetOrder: Equatable, Sendable {
+    case appearance(FleetAppearance)
+    case display(FleetDisplay)
+
+    /// The payload word, as it came.
+    public var word: String {
+        switch self {
+        case .appearance(let a): return a.rawValue
+        case .display(let d): return d.rawValue
+        }
+    }
+}
+
 /// Why a message changed nothing (one rate-limited line each, keyed by the case).
 public enum PayloadProblem: Error, Equatable, Sendable {
     case tooLarge(bytes: Int)
@@ -27,7 +47,9 @@ public enum PayloadProblem: Error, Equatable, Sendable {
         let t = FleetCommand.printable(topic, limit: 120)
         switch self {
         case .tooLarge(let n): return "mqtt: ignored a \(n)-byte payload on \(t) (over \(FleetCommand.maxPayload) bytes); nothing changed"
-        case .unknownWord(let w): return "mqtt: ignored \"\(w)\" on \(t) (expected system, light or dark); nothing changed"
+        case .unknownWord(let w):
+            let expected = topic.hasSuffix("/display/set") ? "on or sleep" : "system, light or dark"
+            return "mqtt: ignored \"\(w)\" on \(t) (expected \(expected)); nothing changed"
         case .notText: return "mqtt: ignored a payload that is not UTF-8 text on \(t); nothing changed"
         case .retained: return "mqtt: ignored a retained command on \(t) (a command is sent without retain: a retained one would come back at every reconnect); nothing changed"
         case .wrongTopic: return "mqtt: ignored a message on \(t), not a command topic of this kiosk; nothing changed"
@@ -40,19 +62,24 @@ public enum FleetCommand {
     /// Payloads over this many bytes are refused unread.
     public static let maxPayload = 1024
 
-    /// The choice a message carries (`length`: the payload's size; the bytes are only looked at
+    /// The order a message carries (`length`: the payload's size; the bytes are only looked at
     /// when it is within `maxPayload`). Surrounding white space is allowed, case is not ignored
     /// (`Dark` is an unknown word: the topics are a protocol, not prose). A retained message is
     /// refused: it would be delivered again at every subscription, undoing later taps.
     public static func parse(topic: String, length: Int, payload: @autoclosure () -> [UInt8], retained: Bool, topics: FleetTopics)
-        -> Result<(FleetAppearance, FleetTopics.Addressee), PayloadProblem> {
-        guard let to = topics.route(topic) else { return .failure(.wrongTopic(topic)) }
+        -> Result<(FleetOrder, FleetTopics.Addressee), PayloadProblem> {
+        guard let (to, subject) = topics.route(topic) else { return .failure(.wrongTopic(topic)) }
         if length > maxPayload { return .failure(.tooLarge(bytes: length)) }
         if retained { return .failure(.retained) }
         guard let text = String(validating: payload(), as: UTF8.self) else { return .failure(.notText) }
         let word = text.trimmingWhitespace
-        guard let choice = FleetAppearance(rawValue: word) else { return .failure(.unknownWord(printable(word, limit: 40))) }
-        return .success((choice, to))
+        let order: FleetOrder?
+        switch subject {
+        case .appearance: order = FleetAppearance(rawValue: word).map(FleetOrder.appearance)
+        case .display: order = FleetDisplay(rawValue: word).map(FleetOrder.display)
+        }
+        guard let order else { return .failure(.unknownWord(printable(word, limit: 40))) }
+        return .success((order, to))
     }
 
     /// `s` cut to `limit` characters, control characters as '?', for a log line.

@@ -7,7 +7,8 @@
 ///
 /// `source` is what decided the shown appearance: `preference` (a fixed light or dark choice),
 /// or for `system` the source that answered (`portal`, `lightSensor`, `schedule`, `none`).
-/// `display` is `on` until the display's sleep lands (issue 43 leaves `display/set` to it).
+/// `display` is `on` (the page shown), `asleep` (the screen's sleep: `display.sleep`, a
+/// `display/set sleep`) or `none` (no display connected, KMS/DRM).
 /// `frames` covers the frames presented in the last minute (the times between them; absent
 /// before the first).
 public struct FleetState: Equatable, Sendable {

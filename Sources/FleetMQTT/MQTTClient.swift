@@ -29,7 +29,7 @@ public struct MQTTClientOptions: Sendable {
 
 /// A command that arrived, for the frame loop (through a `Mailbox`).
 public struct FleetCommandArrival: Sendable {
-    public let choice: FleetAppearance
+    public let order: FleetOrder
     public let addressee: FleetTopics.Addressee
     /// CLOCK_MONOTONIC seconds when it arrived.
     public let at: Double
@@ -268,8 +268,8 @@ public final class MQTTClient: @unchecked Sendable {
         switch parsed {
         case .failure(let problem):
             faults.note(key: problem.key, line: problem.line(topic: topic))
-        case .success(let (choice, addressee)):
-            let arrival = FleetCommandArrival(choice: choice, addressee: addressee, at: MonotonicClock.seconds())
+        case .success(let (order, addressee)):
+            let arrival = FleetCommandArrival(order: order, addressee: addressee, at: MonotonicClock.seconds())
             if unposted != nil || !commands.post(arrival) { unposted = arrival }
         }
     }

@@ -116,4 +116,12 @@ final class HostEventHandlers: HostEventHandler {
         for h in all { if let n = h.statusNote { note = note.map { $0 + "; " + n } ?? n } }
         return note
     }
+    var controlsDisplay: Bool { all.contains { $0.controlsDisplay } }
+    /// The last handler's request wins (one handler sends them today: the fleet).
+    func takeDisplayRequest() -> DisplayRequest? {
+        var request: DisplayRequest?
+        for h in all { if let r = h.takeDisplayRequest() { request = r } }
+        return request
+    }
+    func displayShown(_ state: DisplayState) { for h in all { h.displayShown(state) } }
 }

@@ -15,7 +15,8 @@ import Threads
 /// output goes to the saver like a tap's). After each loop pass (`pageShown`) the state is
 /// compared with the last one sent; when it differs in substance the new state JSON goes to the
 /// client thread (`publishState`), which publishes it at once (the loop never waits on the
-/// network). The frame statistics are kept from `framePresented` times (the last minute) and
+/// network). Display commands (`display/set`: `on`, `sleep`) go to the loop's screen sleep
+/// (`takeDisplayRequest`); the state says what the display does (`displayShown`). The frame statistics are kept from `framePresented` times (the last minute) and
 /// sent with each state, and with a refresh once a minute.
 final class LiveFleet: HostEventHandler {
     let client: MQTTClient
@@ -55,23 +56,45 @@ final class LiveFleet: HostEventHandler {
 
     func handle(app: KioskApp, now: Double) {
         for c in client.commands.drain() {
-            let preference: AppearancePreference
-            switch c.choice {
-            case .system: preference = .system
-            case .light: preference = .light
-            case .dark: preference = .dark
-            }
             let from: String
-            switch c.addressee {
-            case .kiosk: from = client.topics.command
-            case .group(let g): from = client.topics.groupCommand(g)
+            switch (c.addressee, c.order) {
+            case (.kiosk, .appearance): from = client.topics.command
+            case (.kiosk, .display): from = client.topics.displayCommand
+            case (.group(let g), .appearance): from = client.topics.groupCommand(g)
+            case (.group(let g), .display): from = client.topics.groupDisplayCommand(g)
             }
-            if let output = app.choosePreference(preference, at: now) {
-                logs.note(key: "mqtt command", line: "mqtt: \(c.choice.rawValue) from \(from)")
-                onCommit(output)
+            switch c.order {
+            case .appearance(let choice):
+                let preference: AppearancePreference
+                switch choice {
+                case .system: preference = .system
+                case .light: preference = .light
+                case .dark: preference = .dark
+                }
+                if let output = app.choosePreference(preference, at: now) {
+                    logs.note(key: "mqtt command", line: "mqtt: \(choice.rawValue) from \(from)")
+                    onCommit(output)
+                }
+            case .display(let d):
+                logs.note(key: "mqtt display command", line: "mqtt: display \(d.rawValue) from \(from)")
+                displayRequest = d == .on ? .on : .sleep
             }
         }
     }
+
+    /// The last display command of the commands just handled, for the loop.
+    private var displayRequest: DisplayRequest?
+    /// What the display does, as the loop last said.
+    private var display: DisplayState = .on
+
+    var controlsDisplay: Bool { true }
+
+    func takeDisplayRequest() -> DisplayRequest? {
+        defer { displayRequest = nil }
+        return displayRequest
+    }
+
+    func displayShown(_ state: DisplayState) { display = state }
 
     func framePresented() {
         let t = MonotonicClock.seconds()
@@ -89,6 +112,7 @@ final class LiveFleet: HostEventHandler {
         }
         let source = app.followsSystem ? (app.systemAppearance.source.map(Self.sourceName) ?? "none") : "preference"
         var state = FleetState(preference: choice, dark: app.isDarkMode, source: source, version: version)
+        state.display = display.rawValue
         let now = MonotonicClock.seconds()
         if let sent, !state.differsInSubstance(from: sent), now - sentAt < Self.refreshSeconds { return }
         state.uptime = now - startedAt

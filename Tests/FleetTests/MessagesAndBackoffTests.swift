@@ -43,6 +43,13 @@ import Fleet
                      #""unique_id":"darkmode-kiosk-k1-dark""#] {
             #expect(sensor.contains(part), "\(part) in \(sensor)")
         }
+        let screen = Discovery.switchConfig(topics, version: "1.2.3").text
+        for part in [#""command_topic":"darkmode-kiosk/k1/display/set""#, #""payload_on":"on""#, #""payload_off":"sleep""#,
+                     #""state_on":"on""#, #""state_off":"asleep""#, #""value_template":"{{ value_json.display }}""#,
+                     #""unique_id":"darkmode-kiosk-k1-display""#, #""availability_topic":"darkmode-kiosk/k1/availability""#,
+                     #""identifiers":["darkmode-kiosk-k1"]"#] {
+            #expect(screen.contains(part), "\(part) in \(screen)")
+        }
         let on = Discovery.messages(topics, version: "1", enabled: true)
         #expect(on.map(\.topic) == topics.discoveryConfigs && on.allSatisfy { !$0.payload.isEmpty })
         let off = Discovery.messages(topics, version: "1", enabled: false)

@@ -191,4 +191,36 @@ import Testing
             #expect(SleepWindow(parsing: bad) == nil, "\(bad)")
         }
     }
+
+    /// The fleet's `display/set`: `sleep` puts the screen to sleep now whatever the settings (and
+    /// the schedule or idleness never wakes it), a touch or `on` wakes it; the waking touch is
+    /// swallowed as after any sleep, `on` wakes it with the idle time started again.
+    @Test func commandsSleepAndWakeTheScreen() {
+        var c = Clocked(.off, origin: Self.noon)
+        #expect(c.policy.command(sleep: true, now: 10) == .fellAsleep(.command))
+        #expect(c.policy.isAsleep)
+        #expect(c.policy.command(sleep: true, now: 11) == nil)
+        #expect(c.update(at: 1e5) == nil && c.policy.isAsleep)
+        let down = PointerEvent(id: 1, phase: .down, location: Point(x: 5, y: 5), timestamp: 20)
+        let (deliver, change) = c.policy.admit(down, now: 20)
+        #expect(!deliver && change == .wokeByInput(touch: true))
+        #expect(c.policy.command(sleep: false, now: 21) == nil)
+
+        // Asleep for idleness, a command keeps it asleep past the schedule's end; `on` wakes it
+        // and the idle time starts again from then.
+        var i = Clocked(SleepSettings(afterIdleSeconds: 300), origin: Self.noon)
+        #expect(i.update(at: 300) == .fellAsleep(.idle))
+        #expect(i.policy.command(sleep: true, now: 301) == nil)
+        #expect(i.policy.command(sleep: false, now: 400) == .wokeByCommand)
+        #expect(!i.policy.isAsleep)
+        #expect(i.update(at: 699) == nil)
+        #expect(i.update(at: 700) == .fellAsleep(.idle))
+
+        // In the nightly window the schedule's end does not wake a screen put to sleep by command.
+        let window = SleepWindow(parsing: "22:00-06:30")!
+        let night = CivilTime.utc(year: 2026, month: 6, day: 1, hour: 23)
+        var n = Clocked(SleepSettings(schedule: window), origin: night)
+        #expect(n.policy.command(sleep: true, now: 0) == .fellAsleep(.command))
+        #expect(n.update(at: 8 * 3600) == nil && n.policy.isAsleep)
+    }
 }

@@ -6,6 +6,7 @@
 # survive a broker restart). A paho client (Tests/e2e/lib/fleet-ha.py) plays Home Assistant.
 # Under Xvfb, kiosk k1 on mqtts:// with a client certificate:
 #   discovery configs retained and valid; `dark` → page dark (screenshot) and preferences dark;
+#   `display/set sleep` → the page black and the state asleep, a click wakes it unswitched, `on`;
 #   a tap → state published (time measured); `system` → follows the sources again; broker
 #   stopped 10 s and restarted → the page keeps running and taking taps, the kiosk reconnects
 #   and the tap made during the outage is not undone; SIGKILL → `offline` by the will, a command
@@ -204,6 +205,25 @@ wait_prefs "$PREFS" system "after the MQTT command system"
     || fail "state source after system: $($HA retained $ST)"
 wait_corners "$LIGHT" "system (no source answers: light)" 3
 pass "set system → preferences system, state source none, page light again"
+
+# --- the display over MQTT: display/set sleep → the page black and the state "asleep"; a click
+# wakes it without switching anything (the waking gesture is swallowed); display/set on wakes it too.
+out=$($HA command darkmode-kiosk/k1/display/set sleep display asleep $ST) || fail "display sleep: $out"
+wait_corners 000000 "after display/set sleep" 3
+cp "$E2E_TMP/shot.png" "$SHOTS/k1-asleep.png"
+wait_line "$E2E_TMP/app.err" "screen asleep (a display command" 1 3 "display sleep"
+xdotool mousemove $TX $TY click 1
+wait_corners "$LIGHT" "a click on the sleeping screen" 3
+$HA wait $ST display on 3 >/dev/null || fail "the state does not say display on after the waking click"
+sleep 0.5
+[ "$(prefs_mode "$PREFS")" = system ] || fail "the waking click switched the page: preferences $(prefs_mode "$PREFS")"
+out2=$($HA command darkmode-kiosk/k1/display/set sleep display asleep $ST) || fail "display sleep again: $out2"
+out3=$($HA command darkmode-kiosk/k1/display/set on display on $ST) || fail "display on: $out3"
+wait_corners "$LIGHT" "after display/set on" 3
+mosquitto_pub -h 127.0.0.1 -p "$PLAIN_PORT" -u ha -P ha-secret -t darkmode-kiosk/k1/display/set -q 1 -m off \
+    || fail "could not publish a bad display word"
+wait_line "$E2E_TMP/app.err" 'ignored "off" on darkmode-kiosk/k1/display/set (expected on or sleep)' 1 5 "a bad display word"
+pass "display/set sleep → page black, state asleep in ${out#command slowest }; a click woke it unswitched; display/set on → state on in ${out3#command slowest }; a bad word refused in one line"
 
 # --- the broker stopped for 10 s and restarted ------------------------------------------------
 stop_broker

@@ -82,6 +82,8 @@ public struct ScreenSleepPolicy: Sendable {
     public enum Reason: Equatable, Sendable {
         case idle
         case schedule
+        /// Asked from outside (the fleet's `display/set sleep`): asleep until input or `command(sleep: false)`.
+        case command
     }
 
     /// What changed in `update` or an input.
@@ -91,6 +93,8 @@ public struct ScreenSleepPolicy: Sendable {
         case wokeByInput(touch: Bool)
         /// The schedule window ended.
         case wokeBySchedule
+        /// Asked from outside (the fleet's `display/set on`).
+        case wokeByCommand
     }
 
     /// What the state is at an instant.
@@ -148,6 +152,8 @@ public struct ScreenSleepPolicy: Sendable {
     /// Takes the decision at `now`/`utc`: the change, if any. Asleep, only the schedule's end
     /// wakes the screen here (input wakes it in `admit`).
     public mutating func update(now: Double, utc: Int64) -> Change? {
+        // Asleep by command: only input or the next command wakes it.
+        if asleep == .command { return nil }
         let d = decide(now: now, utc: utc)
         switch (asleep, d.asleep) {
         case (nil, let r?):
@@ -189,6 +195,26 @@ public struct ScreenSleepPolicy: Sendable {
         }
         if swallowed.isEmpty { swallowing = false }
         return (false, nil)
+    }
+
+    /// A command from outside at `now`: `sleep` true puts the screen to sleep now (until input or
+    /// a wake command; settings off or on alike), false wakes it as input would (the idle time
+    /// starts again). The change it made, nil when it already was so.
+    public mutating func command(sleep: Bool, now: Double) -> Change? {
+        if sleep {
+            guard asleep == nil else {
+                asleep = .command
+                return nil
+            }
+            asleep = .command
+            swallowing = false
+            swallowed = []
+            return .fellAsleep(.command)
+        }
+        lastInput = now
+        guard asleep != nil else { return nil }
+        asleep = nil
+        return .wokeByCommand
     }
 
     /// A key press at `now`: whether the page may have it (not when it woke the screen).

@@ -67,7 +67,8 @@ final class FrameLoop {
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         mapper = DeviceInputMapper(calibration: window.options.calibration)
-        sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now())
+        sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now(),
+                                commanded: eventHandler?.controlsDisplay == true)
     }
 
     var viewport: Viewport { screen.viewport }
@@ -135,6 +136,7 @@ final class FrameLoop {
         if wantsFrame(app) { frame(app) }
         if sleeper?.isAsleep != true { screen.presentCursorIfPending(app.frame) }
         window.setTitle(summary: app.pageAccessibilitySummary)
+        eventHandler?.displayShown(window.waitingForDisplay ? .none : sleeper?.isAsleep == true ? .asleep : .on)
         pageShown(app)
         handlerWake = eventHandler?.passEnded()
         service.status(status(app))
@@ -354,6 +356,7 @@ final class FrameLoop {
             drainInput(app)
         case let t where customEvents.map({ $0.eventType == t }) == true:
             eventHandler?.handle(app: app, now: clock.now())
+            if let request = eventHandler?.takeDisplayRequest() { sleeper?.command(request, now: clock.now()) }
         default:
             break
         }

@@ -25,6 +25,15 @@ public protocol HostEventHandler: AnyObject {
     /// the summary lines of a rate-limited log) and return in how many seconds it wants this
     /// call again; the idle loop then wakes no later (nil: no need). Default: nil.
     func passEnded() -> Double?
+    /// True when the handler sends display commands (`takeDisplayRequest`): the loop keeps the
+    /// screen's sleep ready even without `display.sleep`. Default: false.
+    var controlsDisplay: Bool { get }
+    /// After each `handle`, on the loop thread: a display command to carry out (the last one
+    /// asked), nil for none. Default: nil.
+    func takeDisplayRequest() -> DisplayRequest?
+    /// At the end of each pass, before `pageShown`: whether the page is shown, the screen
+    /// sleeps, or no display is connected. Default: nothing.
+    func displayShown(_ state: DisplayState)
     /// A note appended to systemd's STATUS ("…; the choice dark is not saved (trying again)"),
     /// nil when there is nothing to add. Read after each pass. Default: nil.
     var statusNote: String? { get }
@@ -35,6 +44,27 @@ extension HostEventHandler {
     public func pageShown(app: KioskApp, placement: ScreenPlacement) {}
     public func passEnded() -> Double? { nil }
     public var statusNote: String? { nil }
+    public var controlsDisplay: Bool { false }
+    public func takeDisplayRequest() -> DisplayRequest? { nil }
+    public func displayShown(_ state: DisplayState) {}
+}
+
+/// A display command from outside the kiosk (the fleet's `display/set`).
+public enum DisplayRequest: Equatable, Sendable {
+    /// Wake the screen, as a touch does.
+    case on
+    /// The screen's sleep now, until a touch or `on`.
+    case sleep
+}
+
+/// What the display does now.
+public enum DisplayState: String, Equatable, Sendable {
+    /// The page is shown.
+    case on
+    /// The screen sleeps (`display.sleep`, or a command).
+    case asleep
+    /// No display is connected (KMS/DRM).
+    case none
 }
 
 /// Wakes the frame loop with a custom event; safe from any thread (SDL_PushEvent is).

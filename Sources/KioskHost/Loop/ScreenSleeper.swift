@@ -28,13 +28,24 @@ final class ScreenSleeper {
     /// When it fell asleep (host seconds) and the presents counted then.
     private var asleepSince: (time: Double, presents: Int)?
 
-    /// Nil when sleep is off in `settings`.
-    init?(settings: SleepSettings, screen: ScreenUpdater, now: Double) {
-        guard settings.isOn else { return nil }
+    /// Nil when sleep is off in `settings` and nothing outside may ask for it (`commanded`:
+    /// an event handler that sends display commands, the fleet's `display/set`).
+    init?(settings: SleepSettings, screen: ScreenUpdater, now: Double, commanded: Bool = false) {
+        guard settings.isOn || commanded else { return nil }
         policy = ScreenSleepPolicy(settings: settings, zone: AppearanceRunner.systemZone, now: now)
         self.screen = screen
         drm = screen.presenter as? DrmPresenter
-        Log.info("screen sleep: \(settings.summary)")
+        if settings.isOn { Log.info("screen sleep: \(settings.summary)") }
+        statusSaysSleep = settings.isOn
+    }
+
+    /// STATUS names the sleep when it is configured, or once a command has used it.
+    private var statusSaysSleep: Bool
+
+    /// A display command from outside: sleep now (until input or `on`), or wake.
+    func command(_ request: DisplayRequest, now: Double) {
+        statusSaysSleep = true
+        if let change = policy.command(sleep: request == .sleep, now: now) { apply(change, now: now) }
     }
 
     var isAsleep: Bool { policy.isAsleep }
@@ -42,8 +53,11 @@ final class ScreenSleeper {
     /// The wall clock (UTC seconds) the schedule is read against.
     static func utcNow() -> Int64 { Int64(time(nil)) }
 
-    /// What STATUS adds.
-    var statusNote: String { isAsleep ? "screen asleep" : "screen awake" }
+    /// What STATUS adds (nil while nothing has used the sleep).
+    var statusNote: String? {
+        guard statusSaysSleep else { return nil }
+        return isAsleep ? "screen asleep" : "screen awake"
+    }
 
     /// At the end of a pass: falls asleep (or wakes at the schedule's end) when due. Returns the
     /// seconds until the next look (nil: only input can change it). Held pointers keep it awake.
@@ -78,10 +92,13 @@ final class ScreenSleeper {
             switch reason {
             case .idle: why = "no input for \(SleepSettings.seconds(policy.settings.afterIdleSeconds ?? 0)) s"
             case .schedule: why = "the schedule \(policy.settings.schedule.map(\.description) ?? "")"
+            case .command: why = "a display command"
             }
             Log.info("screen asleep (\(why); \(poweredOff ? "display switched off" : "page black, no frames"))")
         case .wokeByInput(let touch):
             wake(touch ? "a touch or click" : "a key", now: now)
+        case .wokeByCommand:
+            wake("a display command", now: now)
         case .wokeBySchedule:
             wake("the schedule \(policy.settings.schedule.map(\.description) ?? "") ended", now: now)
         }

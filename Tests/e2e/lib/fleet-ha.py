@@ -90,7 +90,18 @@ def discovery(kid):
         sys.exit("FAIL: the two configs are not one device with two entities")
     if (bs["payload_on"], bs["payload_off"]) != ("dark", "light"):
         sys.exit("FAIL: binary_sensor payloads %s/%s" % (bs["payload_on"], bs["payload_off"]))
-    print("discovery ok select+binary_sensor model=%s sw_version=%s" % (sel["device"]["model"], sel["device"]["sw_version"]))
+    sw = got.get("%s/switch/%s/display/config" % (prefix, kid))
+    if not sw:
+        sys.exit("FAIL: no switch config for the display: %s" % sorted(got))
+    sw = json.loads(sw)
+    for k in ("command_topic", "state_topic", "value_template", "payload_on", "payload_off", "state_on", "state_off",
+              "unique_id", "availability_topic", "device"):
+        if k not in sw:
+            sys.exit("FAIL: switch config lacks %s: %s" % (k, sw))
+    if sw["command_topic"] != "darkmode-kiosk/%s/display/set" % kid or sw["device"] != sel["device"] \
+            or (sw["payload_on"], sw["payload_off"], sw["state_on"], sw["state_off"]) != ("on", "sleep", "on", "asleep"):
+        sys.exit("FAIL: switch config: %s" % sw)
+    print("discovery ok select+binary_sensor+switch model=%s sw_version=%s" % (sel["device"]["model"], sel["device"]["sw_version"]))
 
 
 def wait_states(c_topics, key, value, secs, before=None):
