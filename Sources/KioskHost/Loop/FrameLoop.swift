@@ -424,11 +424,22 @@ final class FrameLoop {
     /// this size (`ProcessLimits.addressSpaceForRun`, from what was mapped at the first check);
     /// nil without a limit or when it is enough. Main thread only.
     static func addressSpaceProblem(_ v: Viewport) -> String? {
+        addressSpaceProblem(pixels: v.outputWidth * v.outputHeight, for: "a \(v.outputWidth)x\(v.outputHeight) output")
+    }
+
+    /// The same before SDL starts: for a window of a given size its output, else the start
+    /// alone (no pixels: a floor; the check after SDL's start adds the display's).
+    static func startAddressSpaceProblem(_ options: HostOptions) -> String? {
+        if options.windowed, let s = options.size {
+            return addressSpaceProblem(pixels: s.width * s.height, for: "a \(s.width)x\(s.height) output")
+        }
+        return addressSpaceProblem(pixels: 0, for: "its start")
+    }
+
+    private static func addressSpaceProblem(pixels: Int, for what: String) -> String? {
         let mapped = mappedAtFirstCheck ?? (ProcessMemory.virtualKB() ?? 0) * 1024
         mappedAtFirstCheck = mapped
-        return ProcessLimits.addressSpaceShortfall(need: ProcessLimits.addressSpaceForRun(pixels: v.outputWidth * v.outputHeight,
-                                                                                         mappedNow: mapped),
-                                                   for: "a \(v.outputWidth)x\(v.outputHeight) output")
+        return ProcessLimits.addressSpaceShortfall(need: ProcessLimits.addressSpaceForRun(pixels: pixels, mappedNow: mapped), for: what)
     }
     nonisolated(unsafe) private static var mappedAtFirstCheck: Int?
 

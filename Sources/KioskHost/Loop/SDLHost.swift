@@ -33,6 +33,16 @@ public enum SDLHost {
         if timing, !StartupTrace.isEnabled { StartupTrace.enable() }
         StartupTrace.mark("host")
         let processAge = timing ? Diagnostics.secondsSinceProcessStart() : nil
+        // Under an address-space limit too low even to start, one line before SDL and the
+        // display connection map what they need (Xlib aborts when an allocation fails there):
+        // for the page when its size is known without SDL (a window of a given size), else for
+        // the start alone; the check after SDL's start (below) then has the display's size.
+        if let problem = FrameLoop.startAddressSpaceProblem(options) {
+            let exit = HostExit.failure(problem)
+            if let line = exit.logLine { Log.error(line) }
+            ServiceLink().stopping(status: exit.logLine ?? "failed")
+            return exit.status
+        }
         guard let drmStart = startVideo(options) else { return 1 }
         let drm = drmStart.device
         // Runs last, after SDL_Quit has put back the console's own display mode: the text
