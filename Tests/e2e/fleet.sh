@@ -8,7 +8,7 @@
 #   discovery configs retained and valid; `dark` → page dark (screenshot) and preferences dark;
 #   `display/set sleep` → the page black and the state asleep, a click wakes it unswitched, `on`;
 #   a tap → state published (time measured); `system` → follows the sources again; broker
-#   stopped 10 s and restarted → the page keeps running and taking taps, the kiosk reconnects
+#   stopped 30 s and restarted → the page keeps running and taking taps, the kiosk reconnects
 #   and the tap made during the outage is not undone; SIGKILL → `offline` by the will, a command
 #   sent while it is down is applied once at restart and a later tap stays; a flood of bad
 #   payloads → rate-limited lines, nothing changes, taps answered; 100 commands timed.
@@ -225,14 +225,14 @@ mosquitto_pub -h 127.0.0.1 -p "$PLAIN_PORT" -u ha -P ha-secret -t darkmode-kiosk
 wait_line "$E2E_TMP/app.err" 'ignored "off" on darkmode-kiosk/k1/display/set (expected on or sleep)' 1 5 "a bad display word"
 pass "display/set sleep → page black, state asleep in ${out#command slowest }; a click woke it unswitched; display/set on → state on in ${out3#command slowest }; a bad word refused in one line"
 
-# --- the broker stopped for 10 s and restarted ------------------------------------------------
+# --- the broker stopped for 30 s and restarted ------------------------------------------------
 stop_broker
 wait_line "$E2E_TMP/app.err" "mqtt: connection to mqtts://127.0.0.1:$TLS_PORT lost" 1 5 "broker stopped"
 sleep 2
 tap $TX $TY
 wait_prefs "$PREFS" true "a tap while the broker is down"
 wait_corners "$DARK" "a tap while the broker is down" 3
-sleep 8
+sleep 28
 kill -0 $K1 || fail "k1 died while the broker was down"
 start_broker
 T0=$SECONDS
@@ -241,7 +241,7 @@ $HA wait $ST preference dark 3 >/dev/null || fail "after the reconnect the state
 sleep 1
 [ "$(prefs_mode "$PREFS")" = true ] || fail "the reconnect undid the tap: $(cat "$PREFS")"
 lost=$(grep -c "cannot connect to mqtts" "$E2E_TMP/app.err" || true)
-pass "broker down 10 s: page kept running and took a tap; reconnected $((SECONDS - T0)) s after the restart; the tap kept; $lost 'cannot connect' line(s) for the outage"
+pass "broker down 30 s: page kept running and took a tap; reconnected $((SECONDS - T0)) s after the restart; the tap kept; $lost 'cannot connect' line(s) for the outage"
 
 # --- SIGKILL: the will; a command while down applied once at restart; a later tap stays -------
 kill -KILL $K1; wait $K1 2>/dev/null || true
@@ -268,7 +268,7 @@ pass "SIGKILL → offline by the will; a command sent while down applied once at
 # --- a flood of bad payloads ----------------------------------------------------------------
 before=$(prefs_mode "$PREFS")
 c0=$(cpu_ticks $K1)
-$HA flood darkmode-kiosk/k1/appearance/set 6 10000 >"$D/flood.out" &
+$HA flood darkmode-kiosk/k1/appearance/set 10 10000 >"$D/flood.out" &
 FL=$!
 sleep 2
 tap $TX $TY
@@ -283,9 +283,9 @@ ignored=$(grep -c "mqtt: ignored" "$E2E_TMP/app.err" || true)
 [ "$ignored" -le 20 ] || fail "$ignored 'ignored' lines for the flood (rate limit: 3 a cause a minute)"
 [ "$ignored" -ge 1 ] || fail "no line for the bad payloads"
 kill -0 $K1 || fail "k1 died in the flood"
-# CPU bounded: under half a core over the flood's ~7 s (measured: under 0.6 s).
-[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) * 7 / 2 )) ] || fail "k1 used $((c1 - c0)) ticks in the flood's ~7 s (over half a core)"
-pass "flood: $(cat "$D/flood.out"); $ignored rate-limited lines; nothing changed; taps answered; k1 CPU $(( (c1 - c0) ))/$(getconf CLK_TCK) s over ~7 s"
+# CPU bounded: under half a core over the flood's ~11 s (measured: 0.6 s over 7 s at ~8,600 a second).
+[ $((c1 - c0)) -lt $(( $(getconf CLK_TCK) * 11 / 2 )) ] || fail "k1 used $((c1 - c0)) ticks in the flood's ~11 s (over half a core)"
+pass "flood: $(cat "$D/flood.out"); $ignored rate-limited lines; nothing changed; taps answered; k1 CPU $(( (c1 - c0) ))/$(getconf CLK_TCK) s over ~11 s"
 
 out=$($HA times 100 darkmode-kiosk/k1/appearance/set $ST) || fail "100 commands: $out"
 pass "100 commands, command → state $out"
