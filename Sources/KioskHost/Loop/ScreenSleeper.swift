@@ -8,7 +8,8 @@ import Raster
 import Glibc
 #endif
 
-/// The screen's sleep in the frame loop (config `display.sleep`), around the pure
+/// The screen's sleep in the frame loop (config `display.sleep`, and the display commands of an
+/// event handler that sends them: the fleet's `display/set`), around the pure
 /// `ScreenSleepPolicy`: after each pass it asks the policy whether the screen sleeps now and
 /// how long the idle wait may last before it must look again (the next change: no polling);
 /// input goes through it first (a press or a key wakes a sleeping screen and is swallowed).
