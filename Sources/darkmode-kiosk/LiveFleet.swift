@@ -26,8 +26,11 @@ final class LiveFleet: HostEventHandler {
     private let startedAt = MonotonicClock.seconds()
     private var sent: FleetState?
     private var sentAt = 0.0
-    /// Presented frames' times (monotonic seconds), the last minute.
-    private var frameTimes: [Double] = []
+    /// The times between the last `frameWindow` presented frames (ms), a ring written at
+    /// `framesSeen % frameWindow`: nothing is allocated or moved per frame.
+    private var frameTimes = [Double](repeating: 0, count: LiveFleet.frameWindow)
+    private var framesSeen = 0
+    static let frameWindow = 3600
     private var lastPresent: Double?
     /// Seconds between refreshes of the state (uptime, frame statistics) when nothing changes.
     static let refreshSeconds = 60.0
@@ -98,9 +101,11 @@ final class LiveFleet: HostEventHandler {
 
     func framePresented() {
         let t = MonotonicClock.seconds()
-        if let last = lastPresent, t - last < 1 { frameTimes.append((t - last) * 1000) }
+        if let last = lastPresent, t - last < 1 {
+            frameTimes[framesSeen % Self.frameWindow] = (t - last) * 1000
+            framesSeen += 1
+        }
         lastPresent = t
-        if frameTimes.count > 3600 { frameTimes.removeFirst(frameTimes.count - 3600) }
     }
 
     func pageShown(app: KioskApp, placement: ScreenPlacement) {
@@ -116,7 +121,7 @@ final class LiveFleet: HostEventHandler {
         let now = MonotonicClock.seconds()
         if let sent, !state.differsInSubstance(from: sent), now - sentAt < Self.refreshSeconds { return }
         state.uptime = now - startedAt
-        state.frames = FrameStatistics.of(frameTimes)
+        state.frames = FrameStatistics.of(Array(frameTimes.prefix(min(framesSeen, Self.frameWindow))))
         sent = state
         sentAt = now
         client.publishState(state.json.text)
