@@ -129,6 +129,8 @@ let package = Package(
         // The one log: stderr lines with the program name and journald priorities (no dependencies;
         // compiled for any CPU, like `BuildCPU`, which reports through it).
         .target(name: "Log"),
+        // JSON's string syntax for the writers of JSON text (the standard library only).
+        .target(name: "JSONText"),
         // Log lines for causes that repeat, rate-limited per cause (pure; the standard library only).
         .target(name: "LogLimit"),
         // The one sd-bus layer: connections, method calls, replies and errors, signal matches,
@@ -140,14 +142,14 @@ let package = Package(
 
         // The fleet over MQTT: pure topics, payloads, state and discovery JSON, backoff (the
         // standard library only); then the libmosquitto client on its own poll() thread.
-        .target(name: "Fleet"),
+        .target(name: "Fleet", dependencies: ["JSONText"]),
         .target(name: "FleetMQTT", dependencies: ["Fleet", "CMosquitto", "Log", "LogLimit", "Threads"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).
         .target(name: "KioskEngine", dependencies: ["DarkModeToggle", "Raster", "Appearance"]),
         // The edges: files, atomic writes, JSON, stderr, clocks, number formatting, PNG files.
-        .target(name: "KioskSupport", dependencies: ["Log", "Raster", "Threads"]),
+        .target(name: "KioskSupport", dependencies: ["JSONText", "Log", "Raster", "Threads"]),
         // Operation under systemd: sd-daemon notify/watchdog/journal priorities, and a coalescing
         // background writer for preference saves.
         .target(name: "SystemdNotify", dependencies: ["CSystemd", "Log", "Threads"]),
@@ -181,7 +183,7 @@ let package = Package(
         .testTarget(name: "SDBusTests", dependencies: ["SDBus", "CSystemd"]),
         .testTarget(name: "KioskTests", dependencies: ["Fleet", "BuildCPU", "CBuildCPU", "CVersion", "KioskTools", "KioskEngine", "KioskSupport", "Log", "Appearance", "Text", "GoldenSupport", "Threads", "CoalescingWriter"], resources: [.copy("Traces"), .copy("PageGoldens")]),
         .testTarget(name: "KioskEngineTests", dependencies: ["KioskEngine"]),
-        .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "Appearance", "AppearanceBus", "Threads"]),
+        .testTarget(name: "KioskHostTests", dependencies: ["KioskHost", "KioskEngine", "KioskSupport", "Appearance", "AppearanceBus", "Threads"]),
         .testTarget(name: "SystemdNotifyTests", dependencies: ["SystemdNotify", "Log", "Threads"]),
         .testTarget(name: "LogTests", dependencies: ["Log"]),
         .testTarget(name: "CoalescingWriterTests", dependencies: ["CoalescingWriter"]),

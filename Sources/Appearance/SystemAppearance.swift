@@ -18,6 +18,16 @@ public enum AppearanceSourceKind: String, CaseIterable, Equatable, Hashable, Sen
     /// The default order: desktop portal, then ambient light, then the clock.
     public static let defaultOrder: [AppearanceSourceKind] = [.portal, .lightSensor, .schedule]
 
+    /// Its name in machine-readable state (the fleet's state, the state file): `portal`,
+    /// `lightSensor`, `schedule`.
+    public var identifier: String {
+        switch self {
+        case .portal: return "portal"
+        case .lightSensor: return "lightSensor"
+        case .schedule: return "schedule"
+        }
+    }
+
     /// Words for the page's label and `replay` ("Following System · light sensor").
     public var label: String {
         switch self {

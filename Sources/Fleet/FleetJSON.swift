@@ -1,3 +1,5 @@
+import JSONText
+
 /// A small JSON writer for the fleet's messages (pure; members in the order given).
 public indirect enum FleetJSON: Equatable, Sendable {
     case string(String)
@@ -19,7 +21,7 @@ public indirect enum FleetJSON: Equatable, Sendable {
 
     private func write(to out: inout String) {
         switch self {
-        case .string(let s): Self.quote(s, into: &out)
+        case .string(let s): JSONText.appendQuoted(s, to: &out)
         case .number(let n):
             if n.isFinite { out += n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : "\(n)" } else { out += "null" }
         case .int(let n): out += String(n)
@@ -36,32 +38,11 @@ public indirect enum FleetJSON: Equatable, Sendable {
             out += "{"
             for (i, (k, v)) in members.enumerated() {
                 if i > 0 { out += "," }
-                Self.quote(k, into: &out)
+                JSONText.appendQuoted(k, to: &out)
                 out += ":"
                 v.write(to: &out)
             }
             out += "}"
         }
-    }
-
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        out += "\""
     }
 }

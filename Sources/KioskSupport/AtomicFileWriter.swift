@@ -61,6 +61,9 @@ public struct AtomicFileWriter {
     var fault: InjectedFault?
     /// The mode a new file is created with (before the umask); a replaced file's mode is kept.
     public var newFileMode: mode_t = 0o600
+    /// False: steps 4 and 6 (the syncs) are left out — the replacement stays atomic for
+    /// readers but may be lost on power loss (for files that describe a run, not keep data).
+    public var durable = true
     /// Told the device and inode of the synced temporary file right before it is renamed over
     /// the target, e.g. so a file watcher can tell this very file from a later one with the
     /// same bytes.
@@ -139,7 +142,7 @@ public struct AtomicFileWriter {
         if bytes.isEmpty, let f = fault, f.step == .write { throw abandon(.write, f.errno) }
 
         if let f = fault, f.step == .sync { throw abandon(.sync, f.errno) }
-        if fsync(fd) != 0 { throw abandon(.sync, errno) }
+        if durable, fsync(fd) != 0 { throw abandon(.sync, errno) }
         var made = stat()
         let identified = beforeRename != nil && fstat(fd, &made) == 0
         closed = true
@@ -152,7 +155,7 @@ public struct AtomicFileWriter {
 
         if let f = fault, f.step == .syncFolder { throw Failure(step: .syncFolder, path: folderPath, reason: FileIO.errorText(f.errno)) }
         // Some file systems cannot sync a folder (EINVAL): the rename is done, nothing to add.
-        if fsync(dfd) != 0, errno != EINVAL {
+        if durable, fsync(dfd) != 0, errno != EINVAL {
             throw Failure(step: .syncFolder, path: folderPath, reason: FileIO.errorText(errno))
         }
     }

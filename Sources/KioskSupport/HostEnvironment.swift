@@ -41,6 +41,10 @@ public struct HostEnvironment: Equatable, Sendable {
     /// `CREDENTIALS_DIRECTORY`: systemd's folder of the unit's credentials (`LoadCredential=`);
     /// the fleet's `passwordCredential` is read there.
     public var credentialsDirectory: String?
+    /// `DARKMODE_KIOSK_STATE_FILE`: where the kiosk keeps its state for machines (`StateFile`);
+    /// set but empty: nowhere. Unset: `state.json` in systemd's `RUNTIME_DIRECTORY` (the unit's
+    /// `RuntimeDirectory=`) when there is one, else nowhere.
+    public var stateFile: String?
     /// One line per variable whose value could not be used (its default was), in the order of
     /// `variables`.
     public var warnings: [String] = []
@@ -52,7 +56,7 @@ public struct HostEnvironment: Equatable, Sendable {
         "DARKMODE_KIOSK_PRESENT", "DARKMODE_KIOSK_INPUT", "DARKMODE_KIOSK_DRM_DEVICE", "DARKMODE_KIOSK_DRM_FORMAT",
         "DARKMODE_KIOSK_DRM_FLIP", "DARKMODE_KIOSK_LOGIND", "DARKMODE_KIOSK_TIMING", "SDL_VIDEODRIVER", "DISPLAY",
         "WAYLAND_DISPLAY", "XDG_SEAT", "DARKMODE_KIOSK_KERNELS", "DARKMODE_KIOSK_TEST_LOG_WINDOW_S", "DARKMODE_KIOSK_TEST_FSYNC_DELAY_MS",
-        "CREDENTIALS_DIRECTORY",
+        "CREDENTIALS_DIRECTORY", "DARKMODE_KIOSK_STATE_FILE", "RUNTIME_DIRECTORY",
     ]
 
     /// The environment's settings; a value of a known variable the kiosk cannot use leaves the
@@ -64,6 +68,7 @@ public struct HostEnvironment: Equatable, Sendable {
         e.input = choice("DARKMODE_KIOSK_INPUT", env, InputReaderChoice.self, &e.warnings)
         e.drmDevice = env["DARKMODE_KIOSK_DRM_DEVICE"].flatMap { $0.isEmpty ? nil : $0 }
         e.credentialsDirectory = env["CREDENTIALS_DIRECTORY"].flatMap { $0.isEmpty ? nil : $0 }
+        e.stateFile = stateFile(env)
         e.drmFormat = choice("DARKMODE_KIOSK_DRM_FORMAT", env, ScanoutFormat.self, &e.warnings)
         e.drmFlip = choice("DARKMODE_KIOSK_DRM_FLIP", env, FlipMethod.self, &e.warnings)
         e.logind = flag("DARKMODE_KIOSK_LOGIND", env, unset: true, &e.warnings)
@@ -82,6 +87,13 @@ public struct HostEnvironment: Equatable, Sendable {
             e.fsyncDelaySeconds = min(ms, 10_000) / 1000
         }
         return e
+    }
+
+    /// `DARKMODE_KIOSK_STATE_FILE`, else the first of systemd's runtime directories + `/state.json`.
+    private static func stateFile(_ env: [String: String]) -> String? {
+        if let asked = env["DARKMODE_KIOSK_STATE_FILE"] { return asked.isEmpty ? nil : asked }
+        guard let first = env["RUNTIME_DIRECTORY"]?.split(separator: ":").first, !first.isEmpty else { return nil }
+        return first.hasSuffix("/") ? first + "state.json" : first + "/state.json"
     }
 
     /// One of `T`'s names (any case, blanks ignored), or nil for unset, empty, `auto` and a

@@ -1,3 +1,5 @@
+import JSONText
+
 /// Serialises `JSONValue`s: numbers are written with their original text, object members in
 /// their order, strings escaped per RFC 8259 (non-ASCII written as UTF-8).
 public enum JSONWriter {
@@ -17,23 +19,7 @@ public enum JSONWriter {
     }
 
     /// `s` as a quoted JSON string.
-    public static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20 || u.value == 0x7F:
-                let hex = String(u.value, radix: 16, uppercase: false)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    public static func quoted(_ s: String) -> String { JSONText.quoted(s) }
 
     private static func write(_ value: JSONValue, into out: inout String, indent: String?, level: Int) {
         switch value {

@@ -15,12 +15,11 @@ public final class ServiceThread: Sendable {
         var thread: JoinableThread?
     }
     private let state = Mutex(State())
+    private let waker = WakeDescriptor()
     /// Readable after `wake()` until `drainWake()`; -1 when none could be made (then `start` fails).
-    public let wakeDescriptor: Int32
+    public var wakeDescriptor: Int32 { waker?.fd ?? -1 }
 
-    public init() { wakeDescriptor = dmk_wake_descriptor() }
-
-    deinit { if wakeDescriptor >= 0 { close(wakeDescriptor) } }
+    public init() {}
 
     /// Runs `body` on a new thread; false when it could not start or was started before.
     public func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
@@ -43,16 +42,10 @@ public final class ServiceThread: Sendable {
     public var stopping: Bool { state.withLock { $0.stopping } }
 
     /// Makes `wakeDescriptor` readable (any thread).
-    public func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeDescriptor, &one, 8)
-    }
+    public func wake() { waker?.signal() }
 
     /// Reads the wake-ups so far (on the thread, after its poll).
-    public func drainWake() {
-        var v: UInt64 = 0
-        _ = read(wakeDescriptor, &v, 8)
-    }
+    public func drainWake() { waker?.drain() }
 
     /// Asks the thread to end and waits for it. Safe to call twice, or without a start.
     public func stop() {

@@ -16,7 +16,7 @@ import Threads
 /// compared with the last one sent; when it differs in substance the new state JSON goes to the
 /// client thread (`publishState`), which publishes it at once (the loop never waits on the
 /// network). Display commands (`display/set`: `on`, `sleep`) go to the loop's screen sleep
-/// (`takeDisplayRequest`); the state says what the display does (`displayShown`). The frame statistics are kept from `framePresented` times (the last minute) and
+/// (`takeDisplayRequest`); the state says what the display does (`hostShown`). The frame statistics are kept from `framePresented` times (the last minute) and
 /// sent with each state, and with a refresh once a minute.
 final class LiveFleet: HostEventHandler {
     let client: MQTTClient
@@ -97,7 +97,7 @@ final class LiveFleet: HostEventHandler {
         return displayRequest
     }
 
-    func displayShown(_ state: DisplayState) { display = state }
+    func hostShown(_ facts: HostFacts) { display = facts.display }
 
     func framePresented() {
         let t = MonotonicClock.seconds()
@@ -115,8 +115,7 @@ final class LiveFleet: HostEventHandler {
         case .light: choice = .light
         case .dark: choice = .dark
         }
-        let source = app.followsSystem ? (app.systemAppearance.source.map(Self.sourceName) ?? "none") : "preference"
-        var state = FleetState(preference: choice, dark: app.isDarkMode, source: source, version: version)
+        var state = FleetState(preference: choice, dark: app.isDarkMode, source: app.appearanceDecider, version: version)
         state.display = display.rawValue
         let now = MonotonicClock.seconds()
         if let sent, !state.differsInSubstance(from: sent), now - sentAt < Self.refreshSeconds { return }
@@ -133,12 +132,4 @@ final class LiveFleet: HostEventHandler {
     }
 
     func stop() { client.stop() }
-
-    static func sourceName(_ s: AppearanceSourceKind) -> String {
-        switch s {
-        case .portal: return "portal"
-        case .lightSensor: return "lightSensor"
-        case .schedule: return "schedule"
-        }
-    }
 }

@@ -36,6 +36,18 @@ import Raster
         #expect(parse(["SDL_VIDEODRIVER": ""]).videoDriver == "", "set but empty is still set: SDL was asked")
     }
 
+    /// The state file: named, switched off by an empty value, or by default in systemd's
+    /// runtime directory (the first of several).
+    @Test func theStateFileIsNamedOrInTheRuntimeDirectory() {
+        #expect(parse([:]).stateFile == nil)
+        #expect(parse(["DARKMODE_KIOSK_STATE_FILE": "/run/k/state.json"]).stateFile == "/run/k/state.json")
+        #expect(parse(["RUNTIME_DIRECTORY": "/run/darkmode-kiosk"]).stateFile == "/run/darkmode-kiosk/state.json")
+        #expect(parse(["RUNTIME_DIRECTORY": "/run/a/:/run/b"]).stateFile == "/run/a/state.json")
+        #expect(parse(["RUNTIME_DIRECTORY": "/run/a", "DARKMODE_KIOSK_STATE_FILE": ""]).stateFile == nil, "empty: none")
+        #expect(parse(["RUNTIME_DIRECTORY": "/run/a", "DARKMODE_KIOSK_STATE_FILE": "/tmp/s.json"]).stateFile == "/tmp/s.json")
+        #expect(parse(["RUNTIME_DIRECTORY": ""]).stateFile == nil)
+    }
+
     /// DARKMODE_KIOSK_TIMING had two meanings (`=false` was on in main, off in the host): one now.
     @Test func timingMeansOneThing() {
         for off in ["0", "false", "FALSE", "no", "Off", ""] { #expect(!parse(["DARKMODE_KIOSK_TIMING": off]).timing, "\(off)") }

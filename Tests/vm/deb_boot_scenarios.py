@@ -174,8 +174,11 @@ def boot_and_page(b, started_host):
     check(getty != "active", "getty@tty1 is active next to the kiosk")
     log = b.journal()
     if b.kiosk_is_main:
-        check("from logind" in log, f"the kiosk's log does not say the DRM card came from logind:\n{log[-2000:]}")
-        b.log(f"info: {b.name}: " + next(l for l in log.splitlines() if "from logind" in l).strip())
+        rc, out, err = b.sh("cat /run/darkmode-kiosk/state.json")
+        check(rc == 0, f"no state file in the unit's runtime directory: {err}\n{log[-2000:]}")
+        state = json.loads(out)
+        check(state.get("card") == "logind", f"the kiosk's DRM card did not come from logind: state {state}\n{log[-2000:]}")
+        b.log(f"info: {b.name}: state: card {state['card']}, presenter {state['presenter']}, input {state['input']}")
     return s
 
 

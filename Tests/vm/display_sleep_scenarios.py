@@ -112,7 +112,8 @@ def sleep_after_idle(run):
     run.save_prefs("light")
     config = write_config(run, {"afterIdleSeconds": 20})
     run.start("--config", config, "--reduce-motion", expect=run.kiosk.light)
-    check("presenting with drm (" in run.log_text(), f"not our DRM presenter{run.kiosk_log()}")
+    presenter = run.wait_state(lambda s: "presenter" in s, "the kiosk's state")["presenter"]
+    check(presenter.startswith("drm ("), f"not our DRM presenter: {presenter}{run.kiosk_log()}")
     check(is_on(output_state(run)), f"the output is not on at start: {output_state(run)}")
     state = wait_output(run, True, 90, "asleep after 20 s without input")
     check(count(run, "screen asleep (no input for 20 s; display switched off)") == 1,

@@ -3,7 +3,7 @@
 the KMS/DRM harness (Tests/vm/vm.py, the Run helpers of Tests/vm/kmsdrm_scenarios.py).
 
 The kiosk is started as on a bare console (SDL_VIDEODRIVER=kmsdrm): our own presenter must be
-the one that runs (its log line says "presenting with drm (...)"), show the page, switch on a
+the one that runs (its state file says `"presenter": "drm (...)"`), show the page, switch on a
 tap, come back in the saved mode after a restart, and with the ambient animation running cost
 at most a quarter of the CPU and of the median frame interval of SDL's GL texture presenter
 (DARKMODE_KIOSK_PRESENT=texture) in the same boot, with its own frame interval near the
@@ -26,10 +26,8 @@ SECONDS = 10
 
 
 def presenter(run):
-    """The presenter the kiosk's log line names."""
-    m = re.search(r"presenting with (.*) \(SDL video driver", run.log_text())
-    check(m is not None, f"the kiosk logged no 'presenting with' line{run.kiosk_log()}")
-    return m.group(1)
+    """The presenter the kiosk's state names."""
+    return run.wait_state(lambda s: "presenter" in s, "the kiosk's state names its presenter")["presenter"]
 
 
 def check_ours(run):

@@ -3,7 +3,11 @@
 - `Kiosk`: the binary's own facts, read on the host (page colours from `run --check`, the
   layout from `replay`); `kiosk_binary()` finds the binary ($KIOSK_BIN or the release build).
 - `Run`: one booted guest (Tests/vm/vm.py's `VM`) and the kiosk in it: start and stop it, touch
-  devices, the preferences file, screenshots, its log (`log_text`, `kiosk_log`).
+  devices, the preferences file, screenshots, its state file (`state`, `wait_state`: the
+  presenter, who has the card, the input reader and its devices, the display, frames) and its
+  log (`log_text`, `kiosk_log`). Scenarios decide on the state file, the preferences file and
+  screenshots; on log lines only where the line itself is what is tested ("one line names
+  the refused device", "no more than five lines while a device spews").
 - `Failure`/`check`: how a scenario fails; `run_scenarios` runs them one by one, a result line each.
 - `scenario_parser`, `chosen_scenarios`, `kiosk_and_shots`, `guest_run`: a script's main (the
   options, --list/--only, the binary and the screenshot folder, the guest with its `Run`).
@@ -127,10 +131,13 @@ class Run:
         e.g. a compositor running it) and waits for its first page: every corner `expect` (a
         page colour). Returns (that screendump, the top-left corners seen before it)."""
         log = self.vm.guest_out(f"{self.name}.kiosk.log")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.vm.host_out(f"{self.name}.state.json"))
         # On kmsdrm the kiosk reads input with libinput, which classifies devices from udev's
         # database: a kiosk's system always runs udevd, and so does the guest from here on.
         start_udevd(self)
-        environment = {"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1"}
+        environment = {"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1",
+                       "DARKMODE_KIOSK_STATE_FILE": self.vm.guest_out(f"{self.name}.state.json")}
         environment.update(env or {})
         self.vm.agent.call("start", name="kiosk", args=argv or self.kiosk_argv(*args), env=environment, log=log)
         started = time.monotonic()
@@ -153,14 +160,37 @@ class Run:
         return image, seen
 
     def wait_devices_opened(self):
-        """Until the kiosk's log names each device made for this scenario: a device udev had
-        not finished when the kiosk started arrives through libinput's hot-plug path, maybe
-        after the first page (a touch before that is not the kiosk's to see)."""
-        deadline = time.monotonic() + CHANGE_TIMEOUT
+        """Until the kiosk's state lists each device made for this scenario as open: a device
+        udev had not finished when the kiosk started arrives through libinput's hot-plug path,
+        maybe after the first page (a touch before that is not the kiosk's to see)."""
         for label in self.labels:
-            while f'"{label}"' not in self.kiosk_log():
-                check(time.monotonic() < deadline, f"the kiosk never opened input device {label}{self.kiosk_log()}")
-                time.sleep(0.1)
+            self.wait_state(lambda s: self.device_count(s, label, "open") > 0, f"the kiosk opened input device {label}")
+
+    def state(self):
+        """The kiosk's state file (`DARKMODE_KIOSK_STATE_FILE`, replaced atomically by the
+        kiosk) as a dict; {} before the kiosk has written one."""
+        try:
+            with open(self.vm.host_out(f"{self.name}.state.json")) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return {}
+
+    def wait_state(self, condition, what, timeout=CHANGE_TIMEOUT):
+        """Until `condition(state)` holds; returns that state. Fails naming `what` and the last state."""
+        deadline = time.monotonic() + timeout
+        while True:
+            s = self.state()
+            if condition(s):
+                return s
+            check(time.monotonic() < deadline, f"{what}: not so after {timeout} s; state {s}{self.kiosk_log()}")
+            time.sleep(0.05)
+
+    @staticmethod
+    def device_count(state, name, count, contains=False):
+        """The state's `count` ("opened": since the start, "open": now) of input devices named
+        `name` (or whose name contains it)."""
+        return sum(d[count] for d in state.get("inputDevices", [])
+                   if (name in d["name"] if contains else d["name"] == name))
 
     def log_text(self):
         """The whole log of this scenario's kiosk ("" before it has one)."""

@@ -143,6 +143,12 @@ public final class KioskApp {
     public var isDarkMode: Bool { interactions.original.isOn }
     /// True while the page follows the system.
     public var followsSystem: Bool { appearancePreference == .system }
+    /// What decides the shown appearance, for machine-readable state: `preference` (a fixed
+    /// light or dark choice), or while following the system the source that answers
+    /// (`AppearanceSourceKind.identifier`), `none` when none does.
+    public var appearanceDecider: String {
+        followsSystem ? (systemAppearance.source?.identifier ?? "none") : "preference"
+    }
     public var accessibility: AccessibilityState { interactions.original.accessibility }
     /// The button's words now: "Use System Setting", or while following the system the source
     /// that drives the mode ("Following System · light sensor"; plain "Following System" when

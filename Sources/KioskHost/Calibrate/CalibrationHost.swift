@@ -1,4 +1,3 @@
-// eventfd comes through CLibinput's or CSystemd's shim (see InputHandOff.swift).
 import CLibinput
 import CSystemd
 import KioskEngine
@@ -58,9 +57,8 @@ public enum CalibrationHost {
         }
         defer { presenter.close() }
         Log.info("calibrate: presenting on \(card.summary)")
-        let wake = Wake()
+        let wake = WakeDescriptor()
         guard let wake else { return .failure(Failure(message: "calibrate: eventfd failed: \(String(cString: strerror(errno)))")) }
-        defer { wake.close() }
         let reader: DeviceInputReader
         switch startReader(env: env, wake: wake) {
         case .success(let r): reader = r
@@ -74,7 +72,7 @@ public enum CalibrationHost {
 
     /// libinput while udevd runs (devices' LIBINPUT_CALIBRATION_MATRIX set aside: the samples
     /// must be the raw positions), else the evdev reader.
-    private static func startReader(env: HostEnvironment, wake: Wake) -> Result<DeviceInputReader, Failure> {
+    private static func startReader(env: HostEnvironment, wake: WakeDescriptor) -> Result<DeviceInputReader, Failure> {
         let signal: @Sendable () -> Bool = { wake.signal() }
         if access("/run/udev/control", F_OK) == 0 {
             switch LibinputReader.start(seat: env.seat, replacesCalibration: true, wake: signal) {
@@ -113,7 +111,7 @@ public enum CalibrationHost {
             self.say = say
         }
 
-        func loop(reader: DeviceInputReader, wake: Wake) -> Result<Outcome, Failure> {
+        func loop(reader: DeviceInputReader, wake: WakeDescriptor) -> Result<Outcome, Failure> {
             StopSignal.install()
             defer { StopSignal.restore() }
             _ = presenter.prepare(viewport)
@@ -217,28 +215,6 @@ public enum CalibrationHost {
             return nil
         }
     }
-}
-
-/// The reader threads' wake-up of the calibration loop: an eventfd it polls.
-final class Wake: Sendable {
-    let fd: Int32
-    init?() {
-        fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        if fd < 0 { return nil }
-    }
-    func signal() -> Bool {
-        var one: UInt64 = 1
-        return write(fd, &one, 8) == 8
-    }
-    /// Until signalled or `milliseconds` passed; the count is reset.
-    func wait(milliseconds: Int32) {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        if poll(&p, 1, milliseconds) > 0 {
-            var value: UInt64 = 0
-            _ = read(fd, &value, 8)
-        }
-    }
-    func close() { Glibc.close(fd) }
 }
 
 /// SIGINT and SIGTERM while the targets show: noted, so the display and the devices are given

@@ -56,14 +56,12 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
         let reader = EvdevReader(handOff: handOff)
         reader.inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard reader.inotifyFD >= 0 else {
-            handOff.discard()
             return .failure(.init("inotify_init1 failed: \(String(cString: strerror(errno)))"))
         }
         reader.watch()
         reader.rescan()
         guard ThreadStart.spawn(name: "evdev", { reader.run() }) else {
             reader.closeAll()
-            handOff.discard()
             return .failure(.init("cannot start the input thread"))
         }
         return .success(reader)

@@ -1,7 +1,3 @@
-// sys/eventfd.h is in both CLibinput's and CSystemd's shims: its names come through whichever
-// module clang gave the header to in this build, so both are imported.
-import CLibinput
-import CSystemd
 import Synchronization
 import Threads
 #if canImport(Glibc)
@@ -11,11 +7,12 @@ import Glibc
 /// What an input reader thread (`LibinputReader`, `EvdevReader`) and the frame loop share: the
 /// queue of stamped input (bounded, moves merged: `DeviceInputQueue`) with one wake-up of the
 /// loop per batch that found it empty (`wake`, e.g. one SDL event; a refused wake is tried
-/// again with the next batch), and the stop: an eventfd the thread polls, and the wait for the
-/// thread's last word. Both readers own one; neither writes the hand-off again.
+/// again with the next batch), and the stop: a `WakeDescriptor` the thread polls, and the wait
+/// for the thread's last word. Both readers own one; neither writes the hand-off again.
 final class InputHandOff: @unchecked Sendable {
+    private let stopWake: WakeDescriptor
     /// Readable once `stop` was asked: the reader thread polls it beside its devices.
-    let stopDescriptor: Int32
+    var stopDescriptor: Int32 { stopWake.fd }
     private let wake: @Sendable () -> Bool
     private let queue = Mutex<(items: DeviceInputQueue, wakePending: Bool)>((DeviceInputQueue(), false))
     private let finished = Condition()
@@ -25,9 +22,8 @@ final class InputHandOff: @unchecked Sendable {
     /// Nil when no eventfd can be had (errno says why). `wake` is called from the reader
     /// thread; it must be thread-safe.
     init?(wake: @escaping @Sendable () -> Bool) {
-        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard fd >= 0 else { return nil }
-        stopDescriptor = fd
+        guard let stopWake = WakeDescriptor() else { return nil }
+        self.stopWake = stopWake
         self.wake = wake
     }
 
@@ -60,16 +56,12 @@ final class InputHandOff: @unchecked Sendable {
         finished.unlock()
     }
 
-    /// Frame loop: asks the thread to stop, waits for `threadEnded`, closes the eventfd.
+    /// Frame loop: asks the thread to stop and waits for `threadEnded` (the descriptor is
+    /// closed with the hand-off).
     func stop() {
-        var one: UInt64 = 1
-        _ = write(stopDescriptor, &one, 8)
+        stopWake.signal()
         finished.lock()
         while !ended { finished.wait() }
         finished.unlock()
-        close(stopDescriptor)
     }
-
-    /// A start that failed before the thread ran: closes the eventfd.
-    func discard() { close(stopDescriptor) }
 }

@@ -12,10 +12,13 @@ final class InputSource {
     private let reader: DeviceInputReader
     /// The SDL event type the reader wakes the loop with.
     let eventType: UInt32
+    /// Which reader runs.
+    let kind: InputReaderKind
 
-    private init(reader: DeviceInputReader, eventType: UInt32) {
+    private init(reader: DeviceInputReader, eventType: UInt32, kind: InputReaderKind) {
         self.reader = reader
         self.eventType = eventType
+        self.kind = kind
     }
 
     /// Everything queued since the last call, oldest first.
@@ -35,14 +38,14 @@ final class InputSource {
         if backend == .libinputUdev {
             switch LibinputReader.start(seat: seat, replacesCalibration: replacesCalibration, wake: wake) {
             case .success(let reader):
-                return InputSource(reader: reader, eventType: poster.eventType)
+                return InputSource(reader: reader, eventType: poster.eventType, kind: .libinput)
             case .failure(let error):
                 Log.warning("input: libinput not used (\(error.reason)); reading /dev/input/event* directly instead")
             }
         }
         switch EvdevReader.start(wake: wake) {
         case .success(let reader):
-            return InputSource(reader: reader, eventType: poster.eventType)
+            return InputSource(reader: reader, eventType: poster.eventType, kind: .evdev)
         case .failure(let error):
             Log.warning("input: the evdev reader not used (\(error.reason)); SDL's own input stays in use")
             return nil

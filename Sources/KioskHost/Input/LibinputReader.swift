@@ -61,7 +61,6 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         box.initialize(to: nil)
         guard let context = libinput_udev_create_context(libinputInterface, box, udev) else {
             box.deallocate()
-            handOff.discard()
             udev_unref(udev)
             return .failure(.init("libinput_udev_create_context failed"))
         }
@@ -71,12 +70,10 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         libinput_log_set_priority(context, LIBINPUT_LOG_PRIORITY_ERROR)
         guard libinput_udev_assign_seat(context, seat) == 0 else {
             reader.release()
-            handOff.discard()
             return .failure(.init("libinput cannot assign seat \(seat)"))
         }
         guard ThreadStart.spawn(name: "libinput", { reader.run() }) else {
             reader.release()
-            handOff.discard()
             return .failure(.init("cannot start the input thread"))
         }
         return .success(reader)

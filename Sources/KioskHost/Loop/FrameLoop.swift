@@ -49,6 +49,8 @@ final class FrameLoop {
     /// When the current loop pass woke up (after its wait): the frame's work includes the
     /// events handled before it (commits among them).
     private var wokeAt = 0.0
+    /// What the host does, for the event handler (`hostShown`).
+    private var facts: HostFacts
 
     init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver], input: InputSource?,
          eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
@@ -69,6 +71,10 @@ final class FrameLoop {
         mapper = DeviceInputMapper(calibration: window.options.calibration)
         sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now(),
                                 commanded: eventHandler?.controlsDisplay == true)
+        let v = screen.viewport
+        facts = HostFacts(presenter: window.presenter.name, videoDriver: driver, card: window.drm?.access.owner,
+                          input: input?.kind ?? .sdl, outputWidth: v.outputWidth, outputHeight: v.outputHeight,
+                          rotation: v.rotation.degrees)
     }
 
     var viewport: Viewport { screen.viewport }
@@ -136,7 +142,13 @@ final class FrameLoop {
         if wantsFrame(app) { frame(app) }
         if sleeper?.isAsleep != true { screen.presentCursorIfPending(app.frame) }
         window.setTitle(summary: app.pageAccessibilitySummary)
-        eventHandler?.displayShown(window.waitingForDisplay ? .none : sleeper?.isAsleep == true ? .asleep : .on)
+        if let eventHandler {
+            let v = viewport
+            facts.display = window.waitingForDisplay ? .none : sleeper?.isAsleep == true ? .asleep : .on
+            facts.presenter = window.presenter.name     // (a DRM flip method can fall back)
+            (facts.outputWidth, facts.outputHeight, facts.rotation) = (v.outputWidth, v.outputHeight, v.rotation.degrees)
+            eventHandler.hostShown(facts)
+        }
         pageShown(app)
         handlerWake = eventHandler?.passEnded()
         service.status(status(app))
@@ -281,6 +293,7 @@ final class FrameLoop {
             o.framePresented(start: start, end: end, interval: interval, isFirst: isFirst, workStart: min(wokeAt, start))
         }
         if isFirst { service.ready(status: status(app)) }
+        facts.framesPresented += 1
         eventHandler?.framePresented()
     }
 
@@ -450,6 +463,11 @@ final class FrameLoop {
         guard let input else { return }
         let now = clock.now(), monotonic = MonotonicClock.seconds()
         for stamped in input.take() {
+            switch stamped.input {
+            case let .deviceAdded(device, name): facts.inputDevices.added(id: device, name: name)
+            case let .deviceRemoved(device): facts.inputDevices.removed(id: device)
+            default: break
+            }
             let time = now - max(0, monotonic - stamped.time)
             for raw in mapper.map(stamped.input, viewport: viewport) {
                 guard let e = translator.translate(raw, timestamp: time, viewport: viewport) else { continue }

@@ -31,9 +31,10 @@ public protocol HostEventHandler: AnyObject {
     /// After each `handle`, on the loop thread: a display command to carry out (the last one
     /// asked), nil for none. Default: nil.
     func takeDisplayRequest() -> DisplayRequest?
-    /// At the end of each pass, before `pageShown`: whether the page is shown, the screen
-    /// sleeps, or no display is connected. Default: nothing.
-    func displayShown(_ state: DisplayState)
+    /// At the end of each pass, before `pageShown`: what the host does (`HostFacts`: whether
+    /// the page is shown, the screen sleeps or no display is connected; the presenter, the
+    /// input devices, the frames presented). Default: nothing.
+    func hostShown(_ facts: HostFacts)
     /// A note appended to systemd's STATUS ("…; the choice dark is not saved (trying again)"),
     /// nil when there is nothing to add. Read after each pass. Default: nil.
     var statusNote: String? { get }
@@ -46,7 +47,7 @@ extension HostEventHandler {
     public var statusNote: String? { nil }
     public var controlsDisplay: Bool { false }
     public func takeDisplayRequest() -> DisplayRequest? { nil }
-    public func displayShown(_ state: DisplayState) {}
+    public func hostShown(_ facts: HostFacts) {}
 }
 
 /// A display command from outside the kiosk (the fleet's `display/set`).

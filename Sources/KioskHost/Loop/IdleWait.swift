@@ -1,8 +1,5 @@
 import CSDL2
-// EFD_* come from sys/eventfd.h, which CSystemd's and CLibinput's shims both include: its names come
-// through whichever module clang gave the header to.
-import CLibinput
-import CSystemd
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +9,7 @@ import Glibc
 /// then pumps and sleeps 1 ms in turn — a thousand wake-ups a second on a still page (14 % of a
 /// core in the TCG guest of Tests/vm; 3 % polling every 10 ms instead). Here the loop sleeps in
 /// `poll` on what can bring an event: the input devices SDL has open (found among our own
-/// descriptors, /proc/self/fd → /dev/input/*) and an eventfd an SDL event watch writes to
+/// descriptors, /proc/self/fd → /dev/input/*) and a `WakeDescriptor` an SDL event watch writes to
 /// whenever any thread pushes an event (the appearance sources' custom events). Input wakes it
 /// at once; a device plugged in is seen within `hotplugMilliseconds` (SDL notices it when it
 /// next pumps).
@@ -20,6 +17,8 @@ final class IdleWait {
     /// The longest sleep without a look at SDL's queue (hot-plug, anything unforeseen).
     static let hotplugMilliseconds: Int32 = 1000
 
+    private let wakeDescriptor: WakeDescriptor
+    /// The descriptor's number where the C event watch reads it (its user data).
     private let wake: UnsafeMutablePointer<Int32>
     /// More descriptors to wake for (the seat's: the VT switch pipe, logind's bus; the
     /// display's hot-plug socket).
@@ -33,18 +32,17 @@ final class IdleWait {
     init?(extra: [Int32] = [], sdlInput: Bool = true) {
         self.extra = extra
         self.sdlInput = sdlInput
-        let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
-        guard fd >= 0 else { return nil }
+        guard let descriptor = WakeDescriptor() else { return nil }
+        wakeDescriptor = descriptor
         wake = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
-        wake.initialize(to: fd)
+        wake.initialize(to: descriptor.fd)
         SDL_AddEventWatch(Self.watch, wake)
-        QuitSignal.state.pointee.wake = fd
+        QuitSignal.state.pointee.wake = descriptor.fd
     }
 
     deinit {
         QuitSignal.state.pointee.wake = -1
         SDL_DelEventWatch(Self.watch, wake)
-        close(wake.pointee)
         wake.deallocate()
     }
 
@@ -82,8 +80,7 @@ final class IdleWait {
             _ = poll(&fds, nfds_t(fds.count), Int32(left))
             // The seat has something to say (a VT switch): back to the loop, which handles it.
             if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
-            var drained: UInt64 = 0
-            _ = read(wake.pointee, &drained, 8)
+            wakeDescriptor.drain()
         }
     }
 

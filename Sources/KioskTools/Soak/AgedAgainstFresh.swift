@@ -149,7 +149,7 @@ struct AgedAgainstFresh {
     static func fresh(like aged: KioskApp) -> KioskApp {
         let app = KioskApp(options: aged.options, preference: aged.appearancePreference, system: aged.systemAppearance)
         var t = aged.ambientStart ?? 0
-        if aged.ambientStart != nil { app.renderFrame(at: t) }
+        if aged.ambientStart != nil { _ = app.renderFrame(at: t) }
         if aged.focusVisible {
             for _ in PageControl.allCases where !app.focusVisible || app.focus != aged.focus {
                 app.handleKey(named: "tab", at: t)

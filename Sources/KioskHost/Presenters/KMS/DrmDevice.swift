@@ -490,6 +490,14 @@ enum CardAccess {
     /// From the logind session (`TakeDevice`), which also says when it pauses and resumes it.
     case logind(LogindSeat)
 
+    /// Who has the card, for `HostFacts`.
+    var owner: CardOwner {
+        switch self {
+        case .direct: return .direct
+        case .logind: return .logind
+        }
+    }
+
     /// What the log calls it.
     var summary: String {
         switch self {
