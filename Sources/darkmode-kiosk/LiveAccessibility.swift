@@ -124,4 +124,10 @@ final class HostEventHandlers: HostEventHandler {
         return request
     }
     func displayShown(_ state: DisplayState) { for h in all { h.displayShown(state) } }
+    /// The oldest arrival any handler reports.
+    func takeCommandArrival() -> Double? {
+        var oldest: Double?
+        for h in all { if let a = h.takeCommandArrival() { oldest = min(oldest ?? a, a) } }
+        return oldest
+    }
 }
