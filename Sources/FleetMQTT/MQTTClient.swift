@@ -70,6 +70,8 @@ public final class MQTTClient: @unchecked Sendable {
     private var retryAt = 0.0
     /// When the attempt in progress began (nil: none; connected, or waiting for `retryAt`).
     private var attemptStartedAt: Double?
+    /// The connection error met during the attempt (`connectionErrno`), nil for none.
+    private var attemptErrno: Int32?
     private var publishedGeneration = -1
     private var unposted: FleetCommandArrival?
     /// The last reason logged for a failure, so a repeated failure is not logged again.
@@ -175,7 +177,12 @@ public final class MQTTClient: @unchecked Sendable {
                 let rc = attempted ? mosquitto_reconnect_async(m)
                     : mosquitto_connect_async(m, options.settings.broker.host, Int32(options.settings.broker.port), 30)
                 attempted = true
-                if rc == MOSQ_ERR_SUCCESS.rawValue { attemptStartedAt = now } else { failed(reason: reason(rc)) }
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    attemptStartedAt = now
+                    attemptErrno = Self.connectionErrno(errno)
+                } else {
+                    failed(reason: reason(rc))
+                }
             }
             now = MonotonicClock.seconds()
             if let started = attemptStartedAt, now - started >= Self.connectTimeout {
@@ -198,8 +205,18 @@ public final class MQTTClient: @unchecked Sendable {
             // While connecting, any readiness (writable included) moves the TLS handshake on:
             // libmosquitto does that step in loop_read.
             let connecting = !connected && attemptStartedAt != nil
+            if connecting, fds[1].revents & Int16(POLLERR | POLLHUP) != 0 {
+                // The TCP connection failed (refused, unreachable) or was closed while TLS was
+                // being set up: libmosquitto's TLS step would only try again, so say it here.
+                abandonAttempt()
+                failed(reason: Self.socketError(sock) ?? attemptErrno.map { String(cString: strerror($0)) }
+                       ?? "the broker closed the connection")
+                continue
+            }
             if fds[1].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || (connecting && fds[1].revents != 0) {
+                errno = 0
                 let rc = mosquitto_loop_read(m, 1)
+                if connecting, let e = Self.connectionErrno(errno) { attemptErrno = e }
                 if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
             }
             if mosquitto_socket(m) >= 0, connected || attemptStartedAt != nil,
@@ -249,7 +266,22 @@ public final class MQTTClient: @unchecked Sendable {
             : "the broker accepted TCP, but no CONNACK came"
     }
 
-    private static func milliseconds(until t: Double) -> Int32 {
+    /// `e` when it says why a TCP connection failed (TLS being set up over a non-blocking
+    /// socket, OpenSSL meets the error first and libmosquitto only tries again: kept for the
+    /// line when the socket then reports its hang-up).
+    private static func connectionErrno(_ e: Int32) -> Int32? {
+        [ECONNREFUSED, ECONNRESET, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT, EPIPE].contains(e) ? e : nil
+    }
+
+    /// The socket's pending error (SO_ERROR) in words; nil for none.
+    private static func socketError(_ fd: Int32) -> String? {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error != 0 else { return nil }
+        return String(cString: strerror(error))
+    }
+
+        private static func milliseconds(until t: Double) -> Int32 {
         Int32(max(0, min(1000, (t - MonotonicClock.seconds()) * 1000)).rounded(.up))
     }
 
