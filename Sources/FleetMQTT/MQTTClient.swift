@@ -70,6 +70,8 @@ public final class MQTTClient: @unchecked Sendable {
     private var retryAt = 0.0
     /// When the attempt in progress began (nil: none; connected, or waiting for `retryAt`).
     private var attemptStartedAt: Double?
+    /// The TLS context handed to libmosquitto (`TLSVerifyNotes`), nil without TLS.
+    private var tlsContext: OpaquePointer?
     /// The connection error met during the attempt (`connectionErrno`), nil for none.
     private var attemptErrno: Int32?
     private var publishedGeneration = -1
@@ -134,6 +136,21 @@ public final class MQTTClient: @unchecked Sendable {
         if s.broker.tls {
             // The CA file, or the system's store; the broker's host name is checked against its
             // certificate (tls_insecure stays false), the peer verified.
+            // Our own context, with the same checks, that also notes why a broker's certificate
+            // is refused (`TLSVerifyNotes`). Kept for the process's life.
+            switch TLSVerifyNotes.makeContext(host: s.broker.host, isAddress: s.broker.isAddress, caFile: s.caFile,
+                                              certificate: s.clientCertificate, key: s.clientKey) {
+            case .failure(let problem):
+                log("mqtt: TLS set-up failed: \(problem.text); the fleet is off")
+                return false
+            case .success(let ctx):
+                guard mosquitto_void_option(m, MOSQ_OPT_SSL_CTX, UnsafeMutableRawPointer(ctx)) == MOSQ_ERR_SUCCESS.rawValue else {
+                    log("mqtt: libmosquitto did not take the TLS context; the fleet is off")
+                    return false
+                }
+                _ = mosquitto_int_option(m, MOSQ_OPT_SSL_CTX_WITH_DEFAULTS, 0)
+                tlsContext = ctx
+            }
             let rc = mosquitto_tls_set(m, s.caFile, s.caFile == nil ? "/etc/ssl/certs" : nil, s.clientCertificate, s.clientKey, nil)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 log("mqtt: TLS files not usable (\(String(cString: mosquitto_strerror(rc)))); the fleet is off")
@@ -405,7 +422,10 @@ public final class MQTTClient: @unchecked Sendable {
         if rc == MOSQ_ERR_TLS.rawValue || attemptError?.contains("SSL") == true || attemptError?.contains("certificate") == true {
             text = "TLS failed"
             if let detail = attemptError { text += ": " + detail }
-            if let d = attemptError, d.contains("certificate verify failed") {
+            let why = tlsContext.flatMap(TLSVerifyNotes.take)
+            if let why, attemptError?.contains("certificate verify failed") == true {
+                text += " (the broker's certificate: \(why); host \(options.settings.broker.host), CA \(options.settings.caFile ?? "the system's store"))"
+            } else if let d = attemptError, d.contains("certificate verify failed") {
                 text += " (the broker's certificate is not signed by the CA in \(options.settings.caFile ?? "the system's store"), has expired, "
                     + "or does not name the host \(options.settings.broker.host))"
             }
