@@ -405,6 +405,10 @@ held = []
 while True:
     c, _ = s.accept(); held.append(c)' "$STALL_PORT" &
 E2E_PIDS+=($!)
+for _ in $(seq 50); do
+    $PY -c "import socket,sys; socket.create_connection(('127.0.0.1', $STALL_PORT), 0.2)" 2>/dev/null && break
+    sleep 0.1
+done
 offscreen k2 "$D/k2.json"; K2=$APP
 offscreen k3 "$D/k3.json"; K3=$APP
 offscreen k4 "$D/k4.json"; K4=$APP
@@ -438,7 +442,7 @@ echo "info: expired certificate: $(grep -m1 'mqtt: cannot' "$E2E_TMP/k5.err" | s
 # the next attempt → exit 0 within a second, one line about the unfinished connection.
 wait_line "$E2E_TMP/k6.err" "no answer within 10 s (the broker accepted TCP, but the TLS handshake" 1 $((K6_START + 14 - SECONDS)) "k6's connect timeout"
 stall_after=$((SECONDS - K6_START))
-sleep 1.5   # the backoff's first step (at most 1 s): the second attempt is under way
+sleep 2.5   # past the backoff's step (at most 2 s): the next attempt is under way (it lasts 10 s)
 c6b=$(cpu_ticks $K6)
 t0=$(mono)
 kill -TERM $K6
