@@ -50,6 +50,11 @@ public struct FleetCommandArrival: Sendable {
 ///   the latest command waits on this thread and is posted again: the newest always arrives).
 /// - `publishState` (any thread) keeps the latest state and wakes the thread, which publishes
 ///   it retained (QoS 1) at once when connected, else at the next connection.
+/// - Connecting never blocks the thread (`mosquitto_connect_async`: the TCP connection and the
+///   TLS handshake go on in the poll; only a host name's lookup blocks): an attempt without a
+///   CONNACK after `connectTimeout` is dropped and tried again; a stop does not wait for one
+///   (one line says it was unfinished). TLS runs on the client's own OpenSSL context
+///   (`TLSVerifyNotes`), so a refused certificate's line says why.
 /// - A failed or lost connection is tried again after `ReconnectBackoff` (1 s doubling to 60 s,
 ///   jittered); each change of the connection's state is one log line (a failure repeated with
 ///   the same reason is not logged again); bad messages go through the rate-limited `faults`.
