@@ -4,17 +4,24 @@
 # certificates made by openssl here), a plain listener, a password file and an ACL allowing each
 # kiosk only its own topics (and its groups' commands), persistence on (persistent sessions
 # survive a broker restart). A paho client (Tests/e2e/lib/fleet-ha.py) plays Home Assistant.
-# Under Xvfb, kiosk k1 on mqtts:// with a client certificate:
+# Under Xvfb, kiosk k1 on mqtts:// with a client certificate, started before the broker (nothing
+# listens: READY=1, the page and taps as usual, one line; the broker started → connected within
+# the backoff step, the state retained with the taps' choice, online):
 #   discovery configs retained and valid; `dark` → page dark (screenshot) and preferences dark;
 #   `display/set sleep` → the page black and the state asleep, a click wakes it unswitched, `on`;
 #   a tap → state published (time measured); `system` → follows the sources again; broker
 #   stopped 30 s and restarted → the page keeps running and taking taps, the kiosk reconnects
 #   and the tap made during the outage is not undone; SIGKILL → `offline` by the will, a command
 #   sent while it is down is applied once at restart and a later tap stays; a flood of bad
-#   payloads → rate-limited lines, nothing changes, taps answered; 100 commands timed.
+#   payloads → rate-limited lines, nothing changes, taps answered; a flood of valid and bad payloads
+#   mixed → the last valid word shown and saved, the preferences writes (counted with inotify) far
+#   fewer than the commands; 100 commands timed: command → state at the client, command → page from
+#   the kiosk's exit report (DARKMODE_KIOSK_TIMING=1, latency kind `command`).
 # Offscreen (SDL's offscreen driver): a wrong password, an unknown CA and a host-name mismatch
 # each give one clear line and the kiosk keeps running; the password fixed on the broker → it
-# connects. Then 20 kiosks in two groups: a group command switches exactly that group.
+# connects. An expired broker certificate (made with libfaketime around openssl): one line naming
+# it, no connection, READY=1. A "broker" that accepts TCP and says nothing: the attempt dropped
+# after 10 s, SIGTERM during the next one → exit 0 within a second, one line. Then 20 kiosks in two groups: a group command switches exactly that group.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source Tests/e2e/lib/common.sh
