@@ -101,6 +101,7 @@ let package = Package(
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev", "libudev-dev"])]),
         // MQTT for the fleet (issue 43): Debian's libmosquitto (MQTT 3.1.1 and 5, TLS through OpenSSL).
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // The instruction-set extensions a module is compiled for (compiler macros; a header only).
         .systemLibrary(name: "CBuildCPU"),
         // Non-temporal stores for the presented copy (a header only).
@@ -143,7 +144,7 @@ let package = Package(
         // The fleet over MQTT: pure topics, payloads, state and discovery JSON, backoff (the
         // standard library only); then the libmosquitto client on its own poll() thread.
         .target(name: "Fleet", dependencies: ["JSONText"]),
-        .target(name: "FleetMQTT", dependencies: ["Fleet", "CMosquitto", "Log", "LogLimit", "Threads"]),
+        .target(name: "FleetMQTT", dependencies: ["Fleet", "CMosquitto", "COpenSSL", "Log", "LogLimit", "Threads"]),
 
         // The app engine: state, page layout, theme, cross-fade, dirty regions, overlay. Pure:
         // imports DarkModeToggle, Raster and the pure Appearance rules only (a test fails on Glibc/Foundation imports).

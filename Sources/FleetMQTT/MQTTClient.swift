@@ -50,6 +50,11 @@ public struct FleetCommandArrival: Sendable {
 ///   the latest command waits on this thread and is posted again: the newest always arrives).
 /// - `publishState` (any thread) keeps the latest state and wakes the thread, which publishes
 ///   it retained (QoS 1) at once when connected, else at the next connection.
+/// - Connecting never blocks the thread (`mosquitto_connect_async`: the TCP connection and the
+///   TLS handshake go on in the poll; only a host name's lookup blocks): an attempt without a
+///   CONNACK after `connectTimeout` is dropped and tried again; a stop does not wait for one
+///   (one line says it was unfinished). TLS runs on the client's own OpenSSL context
+///   (`TLSVerifyNotes`), so a refused certificate's line says why.
 /// - A failed or lost connection is tried again after `ReconnectBackoff` (1 s doubling to 60 s,
 ///   jittered); each change of the connection's state is one log line (a failure repeated with
 ///   the same reason is not logged again); bad messages go through the rate-limited `faults`.
@@ -68,6 +73,12 @@ public final class MQTTClient: @unchecked Sendable {
     private var connected = false
     private var backoff = ReconnectBackoff()
     private var retryAt = 0.0
+    /// When the attempt in progress began (nil: none; connected, or waiting for `retryAt`).
+    private var attemptStartedAt: Double?
+    /// The TLS context handed to libmosquitto (`TLSVerifyNotes`), nil without TLS.
+    private var tlsContext: OpaquePointer?
+    /// The connection error met during the attempt (`connectionErrno`), nil for none.
+    private var attemptErrno: Int32?
     private var publishedGeneration = -1
     private var unposted: FleetCommandArrival?
     /// The last reason logged for a failure, so a repeated failure is not logged again.
@@ -130,6 +141,21 @@ public final class MQTTClient: @unchecked Sendable {
         if s.broker.tls {
             // The CA file, or the system's store; the broker's host name is checked against its
             // certificate (tls_insecure stays false), the peer verified.
+            // Our own context, with the same checks, that also notes why a broker's certificate
+            // is refused (`TLSVerifyNotes`). Kept for the process's life.
+            switch TLSVerifyNotes.makeContext(host: s.broker.host, isAddress: s.broker.isAddress, caFile: s.caFile,
+                                              certificate: s.clientCertificate, key: s.clientKey) {
+            case .failure(let problem):
+                log("mqtt: TLS set-up failed: \(problem.text); the fleet is off")
+                return false
+            case .success(let ctx):
+                guard mosquitto_void_option(m, MOSQ_OPT_SSL_CTX, UnsafeMutableRawPointer(ctx)) == MOSQ_ERR_SUCCESS.rawValue else {
+                    log("mqtt: libmosquitto did not take the TLS context; the fleet is off")
+                    return false
+                }
+                _ = mosquitto_int_option(m, MOSQ_OPT_SSL_CTX_WITH_DEFAULTS, 0)
+                tlsContext = ctx
+            }
             let rc = mosquitto_tls_set(m, s.caFile, s.caFile == nil ? "/etc/ssl/certs" : nil, s.clientCertificate, s.clientKey, nil)
             if rc != MOSQ_ERR_SUCCESS.rawValue {
                 log("mqtt: TLS files not usable (\(String(cString: mosquitto_strerror(rc)))); the fleet is off")
@@ -164,41 +190,121 @@ public final class MQTTClient: @unchecked Sendable {
         var fds = [pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         var attempted = false
         while !thread.stopping {
-            let now = MonotonicClock.seconds()
-            if !connected && mosquitto_socket(m) < 0 && now >= retryAt {
+            var now = MonotonicClock.seconds()
+            if !connected && attemptStartedAt == nil && now >= retryAt {
                 attemptError = nil
-                // Blocking on this thread only: the TCP connection (and TLS handshake); the
-                // CONNACK arrives through the poll below (`connected(rc:)`).
-                let rc = attempted ? mosquitto_reconnect(m) : mosquitto_connect(m, options.settings.broker.host, Int32(options.settings.broker.port), 30)
+                // Non-blocking: the TCP connection and the TLS handshake go on in the poll below
+                // (only the host name's lookup blocks, on this thread); the CONNACK arrives as
+                // `connected(rc:)`. A reconnect closes what is left of the last attempt's socket.
+                let rc = attempted ? mosquitto_reconnect_async(m)
+                    : mosquitto_connect_async(m, options.settings.broker.host, Int32(options.settings.broker.port), 30)
                 attempted = true
-                if rc != MOSQ_ERR_SUCCESS.rawValue { failed(reason: reason(rc)) }
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    attemptStartedAt = now
+                    attemptErrno = Self.connectionErrno(errno)
+                } else {
+                    failed(reason: reason(rc))
+                }
+            }
+            now = MonotonicClock.seconds()
+            if let started = attemptStartedAt, now - started >= Self.connectTimeout {
+                abandonAttempt()
+                failed(reason: "no answer within \(Int(Self.connectTimeout)) s (\(stallDetail(m)))")
             }
             if let u = unposted, commands.post(u) { unposted = nil }
             if connected { publishStateIfNew() }
-            let sock = mosquitto_socket(m)
+            let active = connected || attemptStartedAt != nil
+            let sock = active ? mosquitto_socket(m) : -1
             fds[1] = pollfd(fd: sock, events: sock >= 0 ? Int16(POLLIN) | (mosquitto_want_write(m) ? Int16(POLLOUT) : 0) : 0, revents: 0)
             var timeout: Int32 = 1000
-            if sock < 0 { timeout = Int32(max(0, min(1000, (retryAt - MonotonicClock.seconds()) * 1000)).rounded(.up)) }
+            if !active { timeout = Self.milliseconds(until: retryAt) }
+            if let started = attemptStartedAt { timeout = min(timeout, Self.milliseconds(until: started + Self.connectTimeout)) }
             if unposted != nil { timeout = min(timeout, 10) }
             let n = poll(&fds, 2, timeout)
             if n < 0 && errno != EINTR { break }
             if fds[0].revents & Int16(POLLIN) != 0 { thread.drainWake() }
-            if sock >= 0 {
-                if fds[1].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 {
-                    let rc = mosquitto_loop_read(m, 1)
-                    if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
-                }
-                if mosquitto_socket(m) >= 0, fds[1].revents & Int16(POLLOUT) != 0 || mosquitto_want_write(m) {
-                    let rc = mosquitto_loop_write(m, 1)
-                    if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
-                }
-                if mosquitto_socket(m) >= 0 {
-                    let rc = mosquitto_loop_misc(m)
-                    if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue { lost(reason(rc)) }
-                }
+            guard sock >= 0 else { continue }
+            // While connecting, any readiness (writable included) moves the TLS handshake on:
+            // libmosquitto does that step in loop_read.
+            let connecting = !connected && attemptStartedAt != nil
+            if connecting, fds[1].revents & Int16(POLLERR | POLLHUP) != 0 {
+                // The TCP connection failed (refused, unreachable) or was closed while TLS was
+                // being set up: libmosquitto's TLS step would only try again, so say it here.
+                abandonAttempt()
+                failed(reason: Self.socketError(sock) ?? attemptErrno.map { String(cString: strerror($0)) }
+                       ?? "the broker closed the connection")
+                continue
+            }
+            if fds[1].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || (connecting && fds[1].revents != 0) {
+                errno = 0
+                let rc = mosquitto_loop_read(m, 1)
+                if connecting, let e = Self.connectionErrno(errno) { attemptErrno = e }
+                if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
+            }
+            if mosquitto_socket(m) >= 0, connected || attemptStartedAt != nil,
+               fds[1].revents & Int16(POLLOUT) != 0 || mosquitto_want_write(m) {
+                let rc = mosquitto_loop_write(m, 1)
+                if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
+            }
+            if mosquitto_socket(m) >= 0, connected {
+                let rc = mosquitto_loop_misc(m)
+                if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue { lost(reason(rc)) }
             }
         }
-        if connected { stopCleanly(m) }
+        if connected {
+            stopCleanly(m)
+        } else if let started = attemptStartedAt {
+            log("mqtt: stopping with the connection to \(options.settings.broker.url) unfinished after "
+                + "\(Self.seconds(MonotonicClock.seconds() - started)) (\(stallDetail(m))); not waiting for it")
+            abandonAttempt()
+        }
+    }
+
+    /// How long an attempt may take from the TCP connection to the CONNACK (the TLS handshake
+    /// included) before it is dropped and tried again at the backoff's pace.
+    public static let connectTimeout = 10.0
+
+    /// Drops the attempt in progress: the socket is shut down (libmosquitto closes it at the
+    /// next attempt, or when the client is destroyed).
+    private func abandonAttempt() {
+        attemptStartedAt = nil
+        if let m = mosq {
+            let fd = mosquitto_socket(m)
+            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Where an unfinished attempt is: whether the broker took the TCP connection.
+    private func stallDetail(_ m: OpaquePointer) -> String {
+        let fd = mosquitto_socket(m)
+        guard fd >= 0 else { return "no socket" }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let tcpUp = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+        guard tcpUp else { return "the TCP connection was not accepted" }
+        return options.settings.broker.tls ? "the broker accepted TCP, but the TLS handshake or the CONNACK never came"
+            : "the broker accepted TCP, but no CONNACK came"
+    }
+
+    /// `e` when it says why a TCP connection failed (TLS being set up over a non-blocking
+    /// socket, OpenSSL meets the error first and libmosquitto only tries again: kept for the
+    /// line when the socket then reports its hang-up).
+    private static func connectionErrno(_ e: Int32) -> Int32? {
+        [ECONNREFUSED, ECONNRESET, ENETUNREACH, EHOSTUNREACH, ETIMEDOUT, EPIPE].contains(e) ? e : nil
+    }
+
+    /// The socket's pending error (SO_ERROR) in words; nil for none.
+    private static func socketError(_ fd: Int32) -> String? {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error != 0 else { return nil }
+        return String(cString: strerror(error))
+    }
+
+        private static func milliseconds(until t: Double) -> Int32 {
+        Int32(max(0, min(1000, (t - MonotonicClock.seconds()) * 1000)).rounded(.up))
     }
 
     /// `offline` (retained), sent and flushed within a second, then a clean DISCONNECT (the
@@ -233,6 +339,7 @@ public final class MQTTClient: @unchecked Sendable {
 
     private func connected(rc: Int32) {
         guard let m = mosq else { return }
+        attemptStartedAt = nil
         guard rc == 0 else {
             failed(reason: "the broker refused the connection: \(String(cString: mosquitto_connack_string(rc)))"
                    + (rc == 4 || rc == 5 ? " (check username and the password file)" : ""))
@@ -297,10 +404,10 @@ public final class MQTTClient: @unchecked Sendable {
             log("mqtt: connection to \(options.settings.broker.url) lost (\(why)); reconnecting in \(Self.seconds(delay))")
             lastFailure = nil
             _ = mosquitto_disconnect(m)
-        } else {
+        } else if attemptStartedAt != nil {
             // The connection never got its CONNACK (e.g. TLS refused): a failed attempt.
-            if mosquitto_socket(m) >= 0 { _ = mosquitto_disconnect(m) }
-            if retryAt <= MonotonicClock.seconds() { failed(reason: why) }
+            abandonAttempt()
+            failed(reason: why)
         }
     }
 
@@ -320,7 +427,10 @@ public final class MQTTClient: @unchecked Sendable {
         if rc == MOSQ_ERR_TLS.rawValue || attemptError?.contains("SSL") == true || attemptError?.contains("certificate") == true {
             text = "TLS failed"
             if let detail = attemptError { text += ": " + detail }
-            if let d = attemptError, d.contains("certificate verify failed") {
+            let why = tlsContext.flatMap(TLSVerifyNotes.take)
+            if let why, attemptError?.contains("certificate verify failed") == true {
+                text += " (the broker's certificate: \(why); host \(options.settings.broker.host), CA \(options.settings.caFile ?? "the system's store"))"
+            } else if let d = attemptError, d.contains("certificate verify failed") {
                 text += " (the broker's certificate is not signed by the CA in \(options.settings.caFile ?? "the system's store"), has expired, "
                     + "or does not name the host \(options.settings.broker.host))"
             }

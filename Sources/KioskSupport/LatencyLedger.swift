@@ -3,8 +3,10 @@
 /// simulated display) says when inputs happened and when frames reached the screen, both on
 /// one clock (seconds).
 ///
-/// Two kinds are kept apart: a **tap** (a touch-down, or a key: the first frame that shows the
-/// pressed toggle) and a **drag** (each move of a pressed pointer: the frame that shows it).
+/// Three kinds are kept apart: a **tap** (a touch-down, or a key: the first frame that shows the
+/// pressed toggle), a **drag** (each move of a pressed pointer: the frame that shows it) and a
+/// fleet **command** (an MQTT appearance command that changed the page, from its arrival in the
+/// client thread: the first frame that shows the new theme).
 /// A frame shows every input delivered before it began; the latency it records per kind is
 /// that of the *oldest* such input not yet shown (the one that waited longest), once.
 ///
@@ -14,7 +16,11 @@
 /// `submitted`: DIRTYFB returned, drawn in place; `presented`: the present call returned;
 /// `compositor`: wp_presentation feedback; `simulated`: the bench's virtual display).
 public struct LatencyLedger: Sendable {
-    public enum Kind: String, Sendable, CaseIterable { case tap, drag }
+    public enum Kind: String, Sendable, CaseIterable {
+        case tap, drag, command
+        /// The kinds a pointer or key makes (the bench's simulated inputs).
+        public static let pointer: [Kind] = [.tap, .drag]
+    }
     public enum InputStamp: String, Sendable { case kernel, received, simulated }
     public enum ScreenStamp: String, Sendable { case flip, submitted, presented, compositor, simulated }
 
@@ -129,7 +135,7 @@ public struct LatencyLedger: Sendable {
     /// The lines `DARKMODE_KIOSK_TIMING=1` prints at exit: one per path, or one saying none.
     public func reportLines() -> [String] {
         let all = summaries()
-        guard !all.isEmpty else { return ["latency: no tap or drag reached the screen"] }
+        guard !all.isEmpty else { return ["latency: no tap, drag or fleet command reached the screen"] }
         return all.map { "latency: \($0.path.label): \($0.summary.text)" }
             + (dropped > 0 ? ["latency: \(dropped) later samples not kept (over \(capacity))"] : [])
     }

@@ -88,9 +88,17 @@ public enum ProcessLimits {
     /// 1280x720 the growth was 13.1 MiB, inside the same fit. The margins: 32 MiB for the fixed
     /// part (3.4 times the 9.5 measured: eight lanes, the buses, libinput), 14 bytes a pixel (KMS/DRM
     /// maps two dumb buffers beside the frame: 12).
-    public static func addressSpaceForRun(pixels: Int, mappedNow: Int) -> Int {
-        mappedNow + addressSpaceGrowthBase + addressSpacePerPixel * max(0, pixels)
+    ///
+    /// `threads`: the threads the run starts after the check (each maps its stack,
+    /// `threadStackReservation`): checked before any of them starts, a limit that lets the
+    /// display start but leaves them no stack is refused in one line up front (a thread that
+    /// cannot start is otherwise a lost feature, or a crash in a library that assumed it).
+    public static func addressSpaceForRun(pixels: Int, mappedNow: Int, threads: Int = 0) -> Int {
+        mappedNow + addressSpaceGrowthBase + addressSpacePerPixel * max(0, pixels) + threadStackReservation * max(0, threads)
     }
+
+    /// Address space one thread's stack takes: `ThreadStacks.bytes` and glibc's guard page.
+    public static let threadStackReservation = ThreadStacks.bytes + 4096
 
     /// What `run` maps after the check whatever the page's size: fonts (FreeType maps the
     /// faces) and fontconfig's caches, helper threads' stacks, the malloc heap, sprite caches.
@@ -105,9 +113,14 @@ public enum ProcessLimits {
     public static func addressSpaceShortfall(need: Int, for what: String) -> String? {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_AS.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
-        if limit.rlim_cur >= rlim_t(need) { return nil }
+        return addressSpaceShortfall(need: need, limit: UInt64(limit.rlim_cur), for: what)
+    }
+
+    /// The same for a given soft limit in bytes (pure).
+    public static func addressSpaceShortfall(need: Int, limit: UInt64, for what: String) -> String? {
+        if limit >= UInt64(max(0, need)) { return nil }
         let mib = (need + (1 << 20) - 1) >> 20
-        return "the address-space limit is \(limit.rlim_cur >> 20) MiB (ulimit -v, LimitAS=): the kiosk needs at least "
+        return "the address-space limit is \(limit >> 20) MiB (ulimit -v, LimitAS=): the kiosk needs at least "
             + "\(mib) MiB for \(what); raise it (ulimit -v \(mib * 1024), or LimitAS=\(mib)M in the unit)"
     }
 }

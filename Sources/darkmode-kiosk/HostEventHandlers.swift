@@ -29,4 +29,10 @@ final class HostEventHandlers: HostEventHandler {
         return request
     }
     func hostShown(_ facts: HostFacts) { for h in all { h.hostShown(facts) } }
+    /// The oldest arrival any handler reports.
+    func takeCommandArrival() -> Double? {
+        var oldest: Double?
+        for h in all { if let a = h.takeCommandArrival() { oldest = min(oldest ?? a, a) } }
+        return oldest
+    }
 }

@@ -16,8 +16,9 @@ import Threads
 /// compared with the last one sent; when it differs in substance the new state JSON goes to the
 /// client thread (`publishState`), which publishes it at once (the loop never waits on the
 /// network). Display commands (`display/set`: `on`, `sleep`) go to the loop's screen sleep
-/// (`takeDisplayRequest`); the state says what the display does (`hostShown`). The frame statistics are kept from `framePresented` times (the last minute) and
-/// sent with each state, and with a refresh once a minute.
+/// (`takeDisplayRequest`); the state says what the display does (`hostShown`). The frame
+/// statistics cover exactly the last minute of `framePresented` times (`FrameTimeWindow`) and
+/// are sent with each state, and with a refresh once a minute.
 final class LiveFleet: HostEventHandler {
     let client: MQTTClient
     private let onCommit: (KioskOutput) -> Void
@@ -26,11 +27,8 @@ final class LiveFleet: HostEventHandler {
     private let startedAt = MonotonicClock.seconds()
     private var sent: FleetState?
     private var sentAt = 0.0
-    /// The times between the last `frameWindow` presented frames (ms), a ring written at
-    /// `framesSeen % frameWindow`: nothing is allocated or moved per frame.
-    private var frameTimes = [Double](repeating: 0, count: LiveFleet.frameWindow)
-    private var framesSeen = 0
-    static let frameWindow = 3600
+    /// The times between the frames presented in exactly the last minute (ms): O(1) a frame.
+    private var frameTimes = FrameTimeWindow(seconds: 60)
     private var lastPresent: Double?
     /// Seconds between refreshes of the state (uptime, frame statistics) when nothing changes.
     static let refreshSeconds = 60.0
@@ -75,6 +73,7 @@ final class LiveFleet: HostEventHandler {
                 case .dark: preference = .dark
                 }
                 if let output = app.choosePreference(preference, at: now) {
+                    commandArrival = min(commandArrival ?? c.at, c.at)
                     logs.note(key: "mqtt command", line: "mqtt: \(choice.rawValue) from \(from)")
                     onCommit(output)
                 }
@@ -83,6 +82,15 @@ final class LiveFleet: HostEventHandler {
                 displayRequest = d == .on ? .on : .sleep
             }
         }
+    }
+
+    /// The oldest arrival (client thread, CLOCK_MONOTONIC) of the commands just handled that
+    /// changed the page: the latency ledger's `command` kind.
+    private var commandArrival: Double?
+
+    func takeCommandArrival() -> Double? {
+        defer { commandArrival = nil }
+        return commandArrival
     }
 
     /// The last display command of the commands just handled, for the loop.
@@ -102,8 +110,7 @@ final class LiveFleet: HostEventHandler {
     func framePresented() {
         let t = MonotonicClock.seconds()
         if let last = lastPresent, t - last < 1 {
-            frameTimes[framesSeen % Self.frameWindow] = (t - last) * 1000
-            framesSeen += 1
+            frameTimes.add(at: t, milliseconds: (t - last) * 1000)
         }
         lastPresent = t
     }
@@ -120,7 +127,7 @@ final class LiveFleet: HostEventHandler {
         let now = MonotonicClock.seconds()
         if let sent, !state.differsInSubstance(from: sent), now - sentAt < Self.refreshSeconds { return }
         state.uptime = now - startedAt
-        state.frames = FrameStatistics.of(Array(frameTimes.prefix(min(framesSeen, Self.frameWindow))))
+        state.frames = frameTimes.statistics(now: now)
         sent = state
         sentAt = now
         client.publishState(state.json.text)

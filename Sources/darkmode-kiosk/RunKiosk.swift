@@ -30,6 +30,17 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         Log.warning("no preferences location (set XDG_CONFIG_HOME or HOME, or pass --prefs): the mode is kept in memory only")
     }
     let (store, preference) = PreferencesStore.open(path: settings.preferencesPath)
+    var host = HostOptions(windowed: settings.windowed, size: settings.size, rotation: settings.rotate,
+                           scale: settings.scale, calibration: settings.calibration,
+                           connector: settings.connector, environment: settings.host)
+    host.sleep = settings.sleep
+    let lanes = flags.lanes ?? HelperLanes.defaultLanes()
+    // Every thread the run starts gets a stack: the appearance runner, the preferences writer,
+    // the screen reader's bridge, the fleet's client, the render helpers and the host's own.
+    host.threads = SDLHost.threadsForRun(callerThreads: 1 + (store == nil ? 0 : 1) + 1 + (inputs.fleetSetup == nil ? 0 : 1), lanes: lanes)
+    // Under an address-space limit too low for the run and its threads' stacks: one line
+    // before any thread starts (not a thread that fails to start, or SDL's start that fails).
+    if let problem = SDLHost.addressSpaceProblemBeforeStart(host) { throw .runtime(problem) }
     // Causes that can repeat log a few lines a minute each, then a summary (issue 39, item 6).
     let logs = RunLogs(window: settings.host.logWindowSeconds)
     let live = LiveAppearance(settings: settings, store: store, timing: settings.host.timing, logs: logs.info)
@@ -38,10 +49,6 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     defer { live.stop() }
     StartupTrace.mark("sources")
     let saver = store.map { makeSaver($0, settings: settings, live: live, logs: logs.saves) }
-    var host = HostOptions(windowed: settings.windowed, size: settings.size, rotation: settings.rotate,
-                           scale: settings.scale, calibration: settings.calibration,
-                           connector: settings.connector, environment: settings.host)
-    host.sleep = settings.sleep
     // Screen readers (AT-SPI2): on its own thread; active only while an accessibility bus exists
     // and is enabled. Its actions commit through the same saver as taps.
     let access = LiveAccessibility(options: LiveAccessibility.options(environment: inputs.environment, language: inputs.language.tag),
@@ -52,7 +59,6 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
     let fleet = inputs.fleetSetup.map { LiveFleet(setup: $0, version: KioskVersion.string, logs: logs.info, onCommit: { saver?.commit($0) }) }
     fleet?.start()
     defer { fleet?.stop() }
-    let lanes = flags.lanes ?? HelperLanes.defaultLanes()
     // The state for machines (`StateFile`), when a place for it is set.
     let stateFile = settings.host.stateFile.map { StateFile(path: $0) }
     let handlers: [HostEventHandler] = [live, access] + (fleet.map { [$0] } ?? []) + (stateFile.map { [$0] } ?? [])

@@ -74,6 +74,21 @@ import Testing
         }
         #expect(l.samples.count == 2 && l.dropped == 1)
         #expect(l.reportLines().last == "latency: 1 later samples not kept (over 2)")
-        #expect(LatencyLedger().reportLines() == ["latency: no tap or drag reached the screen"])
+        #expect(LatencyLedger().reportLines() == ["latency: no tap, drag or fleet command reached the screen"])
+    }
+
+    /// A fleet command (issue 43) is its own kind: from its arrival in the client thread to
+    /// the first frame that shows it, beside a tap in the same frame, reported on its own line.
+    @Test func fleetCommandsAreAKindOfTheirOwn() {
+        var l = LatencyLedger()
+        l.input(.command, at: 1.000, stamp: .received)
+        l.input(.command, at: 1.004, stamp: .received)   // a later one in the same frame: the oldest counts
+        l.input(.tap, at: 1.002, stamp: .kernel)
+        l.frameBegan()
+        let shown = l.framePresented(at: 1.020, stamp: .presented)
+        #expect(shown.map(\.kind) == [.tap, .command])
+        #expect(abs((shown.last?.seconds ?? 0) - 0.020) < 1e-9)
+        #expect(l.reportLines().contains { $0.hasPrefix("latency: command received→presented: n 1, p50 20.0") }, "\(l.reportLines())")
+        #expect(LatencyLedger.Kind.pointer == [.tap, .drag])
     }
 }

@@ -108,6 +108,19 @@ in_root man -w darkmode-kiosk >/dev/null 2>&1 || fail "no man page darkmode-kios
 in_root darkmode-kiosk --config "$CONF" --check >"$E2E_TMP/check.out" 2>&1 || fail "the shipped config fails --check: $(cat "$E2E_TMP/check.out")"
 grep -qxF "preferences: $PREFS" "$E2E_TMP/check.out" || fail "the shipped config's preferences are not $PREFS: $(grep preferences "$E2E_TMP/check.out")"
 [ -f "$ROOT/usr/share/darkmode-kiosk/colors.json" ] || fail "no colour-sets example /usr/share/darkmode-kiosk/colors.json"
+# The fleet's network drop-in (docs/fleet.md) as an example; the unit with it copied in place
+# verifies clean; `run --check` with a fleet config names the installed example.
+EXAMPLE=/usr/share/doc/darkmode-kiosk/examples/mqtt-broker.conf
+cmp -s "$ROOT$EXAMPLE" config/darkmode-kiosk.service.d/mqtt-broker.conf || fail "no drop-in example $EXAMPLE (or not config/'s)"
+install -D -m 0644 "$ROOT$EXAMPLE" "$ROOT/etc/systemd/system/darkmode-kiosk.service.d/mqtt-broker.conf"
+in_root systemd-analyze verify darkmode-kiosk.service >"$E2E_TMP/verify-dropin.out" 2>&1 \
+    || fail "systemd-analyze verify with the drop-in: $(cat "$E2E_TMP/verify-dropin.out")"
+[ ! -s "$E2E_TMP/verify-dropin.out" ] || fail "systemd-analyze verify with the drop-in warns: $(cat "$E2E_TMP/verify-dropin.out")"
+rm -r "$ROOT/etc/systemd/system/darkmode-kiosk.service.d"
+printf '{"fleet": {"mqtt": {"broker": "mqtt://192.0.2.10:1883", "clientId": "k1"}}}\n' >"$ROOT/tmp/fleet.json"
+in_root darkmode-kiosk run --check --config /tmp/fleet.json --prefs /tmp/p.json >"$E2E_TMP/check-fleet.out" 2>&1 \
+    || fail "run --check with a fleet config: $(cat "$E2E_TMP/check-fleet.out")"
+grep -q "fleet network: .*copy $EXAMPLE" "$E2E_TMP/check-fleet.out" || fail "run --check does not name $EXAMPLE: $(grep fleet "$E2E_TMP/check-fleet.out")"
 for u in "${UNITS[@]}"; do
     state=$(in_root systemctl is-enabled "$u" 2>&1 || true)
     [ "$state" = disabled ] || fail "$u is '$state' right after install (the owner enables one)"
@@ -115,7 +128,7 @@ for u in "${UNITS[@]}"; do
     grep -q -- "--prefs $PREFS\$" "$ROOT/lib/systemd/system/$u" || fail "$u does not pass --prefs $PREFS"
     grep -qxF "StateDirectory=${STATE#/var/lib/}" "$ROOT/lib/systemd/system/$u" || fail "$u's state directory is not $STATE"
 done
-pass "installed $OLD: binary says its version, user kiosk (video input render), conffiles, man page, config checks, units not enabled"
+pass "installed $OLD: binary says its version, user kiosk (video input render), conffiles, man page, config checks, units not enabled, the fleet's drop-in example (verifies in place; run --check names it)"
 step "install"
 
 # ---- systemctl enable; the installed units verified. ------------------------------------

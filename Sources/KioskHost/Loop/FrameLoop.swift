@@ -19,7 +19,7 @@ final class FrameLoop {
     private var pacer: FramePacer
     /// When a frame begins on a vblank display: as late as its vblank allows, one in flight.
     private var scheduler: FrameScheduler
-    /// Input-to-screen latency of taps and drags (`DARKMODE_KIOSK_TIMING=1` reports it at exit).
+    /// Input-to-screen latency of taps, drags and fleet commands (`DARKMODE_KIOSK_TIMING=1` reports it at exit).
     private(set) var latency = LatencyLedger()
     /// A frame was presented whose time on screen is not recorded yet (`settlePresented`).
     private var presentedAt: Double?
@@ -86,7 +86,7 @@ final class FrameLoop {
     /// Runs until quit; returns why it ended. The app is `prebuilt` (re-laid out if the window
     /// came out another size), or made by `makeApp` for the page geometry.
     func run(prebuilt: KioskApp?, makeApp: (PageGeometry) -> KioskApp) -> HostExit {
-        if let problem = Self.addressSpaceProblem(screen.viewport) { return .failure(problem) }
+        if let problem = Self.addressSpaceProblem(screen.viewport, threads: window.options.threads) { return .failure(problem) }
         guard screen.setViewport(screen.viewport, prepare: true) else {
             return .failure("cannot prepare the presenter for a \(screen.viewport.pagePixelWidth)x\(screen.viewport.pagePixelHeight) page")
         }
@@ -369,6 +369,11 @@ final class FrameLoop {
             drainInput(app)
         case let t where customEvents.map({ $0.eventType == t }) == true:
             eventHandler?.handle(app: app, now: clock.now())
+            if let arrived = eventHandler?.takeCommandArrival() {
+                // From the client thread's clock (CLOCK_MONOTONIC) to the host clock.
+                let now = clock.now()
+                latency.input(.command, at: now - max(0, MonotonicClock.seconds() - arrived), stamp: .received)
+            }
             if let request = eventHandler?.takeDisplayRequest() { sleeper?.command(request, now: clock.now()) }
         default:
             break
@@ -420,7 +425,7 @@ final class FrameLoop {
         // A larger output: under an address-space limit, one clear line and exit 1 rather than
         // an allocation failure in the resize or a frame after it.
         if next.outputWidth * next.outputHeight > viewport.outputWidth * viewport.outputHeight,
-           let problem = Self.addressSpaceProblem(next) {
+           let problem = Self.addressSpaceProblem(next, threads: window.options.threads) {
             exit = .failure(problem)
             return
         }
@@ -434,25 +439,30 @@ final class FrameLoop {
     }
 
     /// The line for an address-space limit (`ulimit -v`, `LimitAS=`) too low for an output of
-    /// this size (`ProcessLimits.addressSpaceForRun`, from what was mapped at the first check);
-    /// nil without a limit or when it is enough. Main thread only.
-    static func addressSpaceProblem(_ v: Viewport) -> String? {
-        addressSpaceProblem(pixels: v.outputWidth * v.outputHeight, for: "a \(v.outputWidth)x\(v.outputHeight) output")
+    /// this size and the run's `threads` (`ProcessLimits.addressSpaceForRun`, from what was
+    /// mapped at the first check, made before any of the run's threads started); nil without
+    /// a limit or when it is enough. Main thread only.
+    static func addressSpaceProblem(_ v: Viewport, threads: Int) -> String? {
+        addressSpaceProblem(pixels: v.outputWidth * v.outputHeight, threads: threads,
+                            for: "a \(v.outputWidth)x\(v.outputHeight) output and \(threads) threads")
     }
 
-    /// The same before SDL starts: for a window of a given size its output, else the start
-    /// alone (no pixels: a floor; the check after SDL's start adds the display's).
+    /// The same before SDL starts (and before the caller starts its threads): for a window of
+    /// a given size its output, else the start alone (no pixels: a floor; the check after
+    /// SDL's start adds the display's); the run's threads' stacks counted either way.
     static func startAddressSpaceProblem(_ options: HostOptions) -> String? {
         if options.windowed, let s = options.size {
-            return addressSpaceProblem(pixels: s.width * s.height, for: "a \(s.width)x\(s.height) output")
+            return addressSpaceProblem(pixels: s.width * s.height, threads: options.threads,
+                                       for: "a \(s.width)x\(s.height) output and \(options.threads) threads")
         }
-        return addressSpaceProblem(pixels: 0, for: "its start")
+        return addressSpaceProblem(pixels: 0, threads: options.threads, for: "its start and \(options.threads) threads")
     }
 
-    private static func addressSpaceProblem(pixels: Int, for what: String) -> String? {
+    private static func addressSpaceProblem(pixels: Int, threads: Int, for what: String) -> String? {
         let mapped = mappedAtFirstCheck ?? (ProcessMemory.virtualKB() ?? 0) * 1024
         mappedAtFirstCheck = mapped
-        return ProcessLimits.addressSpaceShortfall(need: ProcessLimits.addressSpaceForRun(pixels: pixels, mappedNow: mapped), for: what)
+        return ProcessLimits.addressSpaceShortfall(
+            need: ProcessLimits.addressSpaceForRun(pixels: pixels, mappedNow: mapped, threads: threads), for: what)
     }
     nonisolated(unsafe) private static var mappedAtFirstCheck: Int?
 

@@ -38,6 +38,11 @@ public protocol HostEventHandler: AnyObject {
     /// A note appended to systemd's STATUS ("…; the choice dark is not saved (trying again)"),
     /// nil when there is nothing to add. Read after each pass. Default: nil.
     var statusNote: String? { get }
+    /// After each `handle`, on the loop thread: when (CLOCK_MONOTONIC seconds, `MonotonicClock`)
+    /// the oldest remote command that changed the page arrived, since the last call; nil for
+    /// none. The loop's latency ledger times it to the first frame that shows it (kind
+    /// `command`). Default: nil.
+    func takeCommandArrival() -> Double?
 }
 
 extension HostEventHandler {
@@ -48,6 +53,7 @@ extension HostEventHandler {
     public var controlsDisplay: Bool { false }
     public func takeDisplayRequest() -> DisplayRequest? { nil }
     public func hostShown(_ facts: HostFacts) {}
+    public func takeCommandArrival() -> Double? { nil }
 }
 
 /// A display command from outside the kiosk (the fleet's `display/set`).

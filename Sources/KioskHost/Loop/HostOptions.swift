@@ -26,6 +26,11 @@ public struct HostOptions: Sendable, Equatable {
     public var environment: HostEnvironment
     /// Config `display.sleep`: when the screen sleeps and wakes (`ScreenSleepPolicy`); off by default.
     public var sleep: SleepSettings = .off
+    /// The threads the run starts besides the main one (the caller's, e.g. the appearance
+    /// runner, the preferences writer, the fleet client, and the host's: the first page, the
+    /// render helpers, the input reader): each gets a `ThreadStacks.bytes` stack, counted in
+    /// the address space the run needs (`ProcessLimits.addressSpaceForRun`).
+    public var threads = 0
 
     public init(windowed: Bool = false, size: PixelSize? = nil, rotation: Rotation = .none,
                 scale: Double? = nil, titleBase: String = "DarkModeKiosk", calibration: CalibrationMatrix? = nil,

@@ -24,6 +24,23 @@ public enum SDLHost {
     /// the process itself: then the host logs its line, calls `beforeExit` (flush there too),
     /// sends STOPPING=1 and exits with status 1. `options.environment.timing`
     /// (`DARKMODE_KIOSK_TIMING=1`): start-up and present timing on stderr.
+    /// Threads the host itself may start during a run: the first page's, and the input
+    /// reader's (libinput or evdev, KMS/DRM). For `HostOptions.threads`.
+    public static let ownThreads = 2
+
+    /// `HostOptions.threads` for a run whose caller starts `callerThreads` threads of its own
+    /// and renders on `lanes` lanes (the calling thread and `lanes - 1` helpers).
+    public static func threadsForRun(callerThreads: Int, lanes: Int) -> Int {
+        max(0, callerThreads) + max(0, lanes - 1) + ownThreads
+    }
+
+    /// The address-space check `run` makes first (`ulimit -v`, `LimitAS=`), for the caller to
+    /// make before it starts its own threads (counted in `options.threads`): one line, nil
+    /// when the limit is enough or there is none. `run` repeats it (the same answer).
+    public static func addressSpaceProblemBeforeStart(_ options: HostOptions) -> String? {
+        FrameLoop.startAddressSpaceProblem(options)
+    }
+
     public static func run(_ options: HostOptions, makeApp: (PageGeometry) -> KioskApp,
                            onCommit: @escaping (KioskOutput) -> Void = { _ in },
                            eventHandler: HostEventHandler? = nil,
@@ -63,7 +80,7 @@ public enum SDLHost {
         if driver == "x11" { watchX11(service: service, beforeExit: beforeExit) }
         // Under an address-space limit too low for the page, one line before fonts load
         // (fontconfig crashed when an allocation failed there) or a frame is drawn.
-        if let predicted = DisplayProbe.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted) {
+        if let predicted = DisplayProbe.predictedViewport(options, drm: drm), let problem = FrameLoop.addressSpaceProblem(predicted, threads: options.threads) {
             let exit = HostExit.failure(problem)
             if let line = exit.logLine { Log.error(line) }
             service.stopping(status: exit.logLine ?? "failed")

@@ -44,7 +44,7 @@ public struct BenchPlot {
         for display in LatencyBench.Display.allCases {
             let runs = latency.filter { $0.display == display }
             guard !runs.isEmpty else { continue }
-            for (i, kind) in LatencyLedger.Kind.allCases.enumerated() {
+            for (i, kind) in LatencyLedger.Kind.pointer.enumerated() {
                 plot.distribution(runs, kind: kind,
                                   frame: Rect(x: margin + Double(i) * (half + margin), y: top + 40, width: half, height: rowHeight - 100))
             }

@@ -15,6 +15,8 @@ public struct FleetSetup: Sendable {
 
     /// The unit's network drop-in the docs show (config/darkmode-kiosk.service.d/mqtt-broker.conf).
     public static let dropIn = "/etc/systemd/system/darkmode-kiosk.service.d/mqtt-broker.conf"
+    /// Where the .deb installs that drop-in as an example (debian/darkmode-kiosk.examples).
+    public static let dropInExample = "/usr/share/doc/darkmode-kiosk/examples/mqtt-broker.conf"
 
     public static func make(_ s: MQTTSettings, credentialsDirectory: String?) throws(KioskError) -> FleetSetup {
         var problems: [String] = []
@@ -92,7 +94,8 @@ public struct FleetSetup: Sendable {
             "fleet Home Assistant discovery: " + (s.discovery ? "on (\(t.discoveryConfigs.joined(separator: ", ")))"
                                                  : "off (its configs are deleted at connection)"),
             "fleet network: the unit's IPAddressDeny=any and RestrictAddressFamilies= block the broker; allow only it with the drop-in "
-                + "\(Self.dropIn) (docs/fleet.md): RestrictAddressFamilies=AF_INET AF_INET6 and IPAddressAllow="
+                + "\(Self.dropIn) (docs/fleet.md; the .deb installs an example: copy \(Self.dropInExample)): "
+                + "RestrictAddressFamilies=AF_INET AF_INET6 and IPAddressAllow="
                 + (s.broker.isAddress ? s.broker.host : "<the address of \(s.broker.host)>"),
         ]
         if !s.broker.tls && !s.broker.isLoopback {

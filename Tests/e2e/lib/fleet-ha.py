@@ -14,6 +14,8 @@ Commands (one per run; every line printed is `key value`; exit 1 with a message 
   times COUNT TOPIC STATE      COUNT commands alternating dark/light (each a change): command-to-state p50/p99 (ms)
   flood TOPIC SECS RATE        RATE messages a second for SECS on TOPIC and its neighbours:
                                unknown words, 2 KiB payloads, binary, empty
+  mixed TOPIC SECS RATE        the same with every other message valid (light, dark, light, ...);
+                               the last one sent is valid (QoS 1): prints `mixed sent N valid V last WORD`
 Connection: MQTT_HOST, MQTT_PORT, MQTT_USER, MQTT_PASSWORD, MQTT_CA (TLS when set).
 """
 import json
@@ -193,6 +195,33 @@ def main(argv):
         c.loop_stop()
         times.sort()
         print("times n=%d p50 %.1f ms p99 %.1f ms" % (len(times), times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.99))]))
+    elif cmd == "mixed":
+        topic, secs, rate = argv[1], float(argv[2]), int(argv[3])
+        c = connect()
+        bad = [b"bogus", b"DARK", b"x" * 2048, bytes([0xff, 0xfe, 0x00]), b"", b"darkness"]
+        good = [b"light", b"dark"]
+        n = valid = 0
+        last = None
+        t0 = time.monotonic()
+        while time.monotonic() < t0 + secs:
+            for _ in range(rate // 100):
+                if n % 2 == 0:
+                    last = good[valid % 2]
+                    valid += 1
+                    c.publish(topic, last, qos=0)
+                else:
+                    c.publish(topic, bad[(n // 2) % len(bad)], qos=0)
+                n += 1
+            time.sleep(max(0, t0 + n / rate - time.monotonic()))
+        # The last word: valid, and at QoS 1 (a QoS 0 message may be dropped under a flood;
+        # this one is not, and the broker keeps the order of one client's messages).
+        last = good[valid % 2]
+        valid += 1
+        c.publish(topic, last, qos=1).wait_for_publish()
+        n += 1
+        time.sleep(0.5)
+        c.loop_stop()
+        print("mixed sent %d valid %d last %s in %.1f s" % (n, valid, last.decode(), time.monotonic() - t0))
     elif cmd == "flood":
         topic, secs, rate = argv[1], float(argv[2]), int(argv[3])
         c = connect()
