@@ -68,7 +68,7 @@ final class FrameLoop {
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         mapper = DeviceInputMapper(calibration: window.options.calibration)
         sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now(),
-                                commanded: eventHandler?.controlsDisplay == true)
+                                commanded: eventHandler?.controlsDisplay == true, lines: window.lines)
     }
 
     var viewport: Viewport { screen.viewport }
@@ -96,6 +96,7 @@ final class FrameLoop {
         if let sleeper { sleepWake = sleeper.update(now: clock.now(), pointersDown: false) }
         var event = SDL_Event()
         while exit == nil { pass(app, &event) }
+        window.lines.flushAll(at: MonotonicClock.seconds())
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
     }
@@ -139,6 +140,7 @@ final class FrameLoop {
         eventHandler?.displayShown(window.waitingForDisplay ? .none : sleeper?.isAsleep == true ? .asleep : .on)
         pageShown(app)
         handlerWake = eventHandler?.passEnded()
+        window.lines.flush(at: MonotonicClock.seconds())
         service.status(status(app))
     }
 
@@ -193,8 +195,9 @@ final class FrameLoop {
     private func waitIdle(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
         pacer.reset()
         lastPresentStart = nil
-        let timeout = Self.earlier(Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake), sleepWake),
-                                   window.displayWatch?.secondsToRescan())
+        let summaryDue = window.lines.deadline.map { max(0, $0 - MonotonicClock.seconds()) }
+        let timeout = Self.earlier(Self.earlier(Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake),
+                                                             sleepWake), window.displayWatch?.secondsToRescan()), summaryDue)
         if waitForEvent(&event, timeout: timeout) == 1 {
             wokeAt = clock.now()
             handle(event, app)
