@@ -25,6 +25,8 @@ after.
   its driver ignores debugfs `edid_override`): while off, the display is resized to 800x600
   through QEMU's VNC server (`VM.set_display_size`); on again, the page is laid out for 800x600
   and a tap at the Original's new centre switches it.
+- rotated_other_mode (virtio-gpu only, as above): the same with --rotate 90: the page laid out
+  portrait for 600x800 and turned; a tap at the rotated Original's new centre switches it.
 
 Numbers are printed as `info:` lines. Usage: display_hotplug_scenarios.py [--gpu bochs,virtio]
 [--only NAME,...] [--accel tcg|kvm|auto] [--shots DIR]
@@ -236,9 +238,44 @@ def other_mode_after_reconnect(run):
     run.stop()
 
 
+def rotated_other_mode(run):
+    """--rotate 90, then another mode after a reconnect (800x600 through VNC, as
+    other_mode_after_reconnect): the page laid out portrait for 600x800 and turned clockwise
+    (the rotated Original's toggle drawn where expected), and a tap there switches it."""
+    xr, yr = touch(run)
+    run.save_prefs("light")
+    run.start("--rotate", "90", expect=run.kiosk.light)
+    connector(run, "off")
+    wait_log(run, r"the display was disconnected", "the connector off")
+    rescans = len(re.findall(RESCAN, run.log_text()))
+    run.vm.set_display_size(800, 600)
+    wait_log(run, RESCAN, "the hot-plug event of the resize", count=rescans + 1)
+    started = time.monotonic()
+    connector(run, "on")
+    wait_log(run, r"display connected: .* 800x600", "the 800x600 mode after the reconnect")
+    image, _ = run.vm.wait_image(lambda im: (im.width, im.height) == (800, 600)
+                                 and all(c == run.kiosk.light for c in im.corners()), CHANGE_TIMEOUT,
+                                 "the rotated page at 800x600")
+    run.log(f"info: {run.vm.gpu} {run.name}: connector on (800x600 now) to the rotated page {time.monotonic() - started:.1f} s")
+    run.shot(image, "rotated-800x600")
+    w, h = 800, 600
+    px, py = run.kiosk.centre(run.kiosk.layout(h, w)["toggle"])     # the portrait page, 600x800
+    screen = (w - py, px)                                           # turned clockwise
+    check(image.pixel(int(screen[0]), int(screen[1])) != run.kiosk.light,
+          f"no toggle drawn at the rotated Original's centre {screen} of the 800x600 screen")
+    # The unrotated layout's centre for 800x600 is elsewhere: the page must not be laid out landscape.
+    lx, ly = run.kiosk.centre(run.kiosk.layout(w, h)["toggle"])
+    check(abs(lx - screen[0]) > 20 or abs(ly - screen[1]) > 20, "the rotated and unrotated centres coincide: no proof")
+    ux, uy = run.to_units(screen, (w, h), xr, yr)
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    run.wait_change("dark", run.kiosk.dark, "tap at the rotated Original's new centre", started)
+    run.stop()
+
+
 # What a guest's display cannot do: bochs (QEMU's std VGA) has no UI info, so its mode cannot
 # change while it runs, and its driver ignores the DRM debugfs edid_override.
-CANNOT = {"bochs": {"other_mode_after_reconnect"}}
+CANNOT = {"bochs": {"other_mode_after_reconnect", "rotated_other_mode"}}
 
 
 def restore_connector(run):
@@ -260,7 +297,7 @@ def scenario(f):
 
 
 SCENARIOS = {f.__name__: scenario(f) for f in (started_without_display, off_on_while_running, hotplug_burst,
-                                                first_page_no_modeset, other_mode_after_reconnect)}
+                                                first_page_no_modeset, other_mode_after_reconnect, rotated_other_mode)}
 ORDER = list(SCENARIOS)
 
 
