@@ -30,11 +30,16 @@ import Testing
         #expect(infos().filter { $0.hasPrefix("display: 1 hot-plug") }.count == 3)
         #expect(infos().filter { $0.hasPrefix("display connected") }.count == 3)
         #expect(warnings().filter { $0.contains("was disconnected") }.count == 3)
-        // The window ends at 1060: the summaries are due then, not before.
+        // Each cause's window ends a minute after its first line: the rescans' and the losses'
+        // at 1060, the connections' (first at 1000.5) at 1060.5; none before.
         #expect(lines.deadline == 1060)
         clock.t = 1060
         lines.flush(at: clock.t)
         #expect(infos().contains("display: hot-plug rescans: 117 more in the last 60 s (first of them: display: 1 hot-plug event, connectors read again)"))
+        #expect(!infos().contains { $0.hasPrefix("display: connections:") })
+        #expect(lines.deadline == 1060.5)
+        clock.t = 1060.5
+        lines.flush(at: clock.t)
         #expect(infos().contains { $0.hasPrefix("display: connections: 57 more in the last 60 s") })
         #expect(warnings().contains { $0.hasPrefix("display: disconnections: 57 more in the last 60 s") })
         #expect(infos().count + warnings().count == 12)
@@ -71,7 +76,7 @@ import Testing
         #expect(infos().filter { $0.hasPrefix("screen awake") }.count == 3)
         lines.flushAll(at: 1060)
         #expect(infos().contains { $0.hasPrefix("screen: fell asleep: 27 more in the last 60 s (first of them: screen asleep") })
-        #expect(infos().contains { $0.hasPrefix("screen: woke: 27 more in the last 60 s") })
+        #expect(infos().contains { $0.hasPrefix("screen: woke: 27 more in the last 59 s (first of them: screen awake") })
     }
 
     /// The display lost once (the scenario the VM tests count): one line, no summary later.

@@ -94,12 +94,10 @@ def tap_original(run, size, xr, yr, appearance, colour, what):
 
 
 def write_prefs(run, appearance):
-    """Another program's choice (as a fleet tool's): the kiosk follows its preferences file."""
-    tmp = run.prefs_host() + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump({"appearance": appearance}, f)
-    os.chmod(tmp, 0o666)
-    os.replace(tmp, run.prefs_host())
+    """Another program's choice (as a fleet tool's), written in the guest (a write from the host
+    side of the 9p share raises no inotify event there): the kiosk follows its preferences file."""
+    path = run.prefs_guest()
+    sh(run, f"printf '{{\"appearance\": \"{appearance}\"}}\\n' > {path}.tmp && chmod 666 {path}.tmp && mv {path}.tmp {path}")
 
 
 def stop_cage(run):
