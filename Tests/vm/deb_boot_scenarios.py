@@ -19,6 +19,10 @@ owner sees, checked by screendump and by systemd's own records:
     line; the unit becomes active (READY=1) with a STATUS that says it waits for a display, and
     60 s later it has neither failed nor restarted; the connector switched on: the page appears
     from the same process;
+  - the cage unit with the display off at boot (cage-display-off): cage runs with no output, the
+    kiosk waits for one (READY=1, a waiting STATUS, no restart in 60 s); switched on: the page
+    from the same processes; then the display lost twice while the page shows: cage 0.1.4 ends
+    with its output, the unit restarts it once each time, the new kiosk waits, the page comes back;
   - bad config: a broken /etc/darkmode-kiosk/kiosk.json -> the unit fails and stays failed
     (RestartPreventExitStatus=2 when the kiosk is the main process; the start limit when cage
     is, since cage exits 0 whatever its client did), with one line naming the file and what is
