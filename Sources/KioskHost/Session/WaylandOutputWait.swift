@@ -1,5 +1,6 @@
 import CWayland
 import Log
+import SystemdNotify
 import Threads
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +46,30 @@ enum WaylandOutputWait {
         }
         service.status("display connected; starting the page")
         Log.info("the compositor has an output now; the page follows")
+        if let interval = service.watchdog?.interval { keepPingingThroughStart(interval: interval, notifier: service.notifier) }
         return true
+    }
+
+    /// Longest the start after the wait (SDL, the window, fonts, the first frame) is covered
+    /// by `keepPingingThroughStart`: a start that hangs is still caught by the watchdog after it.
+    static let startGrace = 60.0
+
+    /// READY=1 went out while waiting, so systemd's watchdog runs from then on; a normal start
+    /// has none before READY=1 (TimeoutStartSec= bounds it instead). Until the frame loop
+    /// pings itself (`ServiceLink.loopPinged`), for at most `startGrace` seconds, a helper
+    /// thread pings at the watchdog's interval (found by booting the cage unit with the display
+    /// off: the watchdog killed the kiosk while its first page was being built).
+    private static func keepPingingThroughStart(interval: Double, notifier: SystemdNotifier) {
+        let until = MonotonicClock.seconds() + startGrace
+        // The wait's own pings went through a `ServiceLink` too: from here on only the loop's count.
+        ServiceLink.loopPinged.store(false, ordering: .relaxed)
+        _ = ThreadStart.spawn(name: "start pings") {
+            while !ServiceLink.loopPinged.load(ordering: .relaxed), MonotonicClock.seconds() < until {
+                _ = notifier.watchdogPing()
+                var pause = timespec(tv_sec: Int(interval), tv_nsec: Int((interval - interval.rounded(.down)) * 1e9))
+                nanosleep(&pause, nil)
+            }
+        }
     }
 
     private static func lost() -> Bool {
