@@ -160,7 +160,7 @@ let package = Package(
         // The commands: CLI, config, preferences, render, replay, bench, soak.
         .target(name: "KioskTools", dependencies: ["Fleet", "KioskEngine", "KioskSupport", "Log", "DarkModeToggle", "Raster", "CoalescingWriter", "Threads", "Appearance", "Text"]),
         // The SDL2 host.
-        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "Log", "CSDL2", "CWayland", "CDRM", "CSystemd", "SDBus", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads"]),
+        .target(name: "KioskHost", dependencies: ["KioskEngine", "KioskSupport", "Log", "CSDL2", "CWayland", "CDRM", "CSystemd", "SDBus", "SystemdNotify", "Appearance", "AppearanceBus", "CConsole", "CLibinput", "Threads", "LogLimit"]),
         // Whether this machine has what the build was compiled for, checked first thing (compiled
         // for plain x86-64: see `cpuSettings`).
         .target(name: "BuildCPU", dependencies: ["Log"]),

@@ -9,7 +9,9 @@
 # darkmode-kiosk-kmsdrm.service on bochs-drm, darkmode-kiosk.service (cage, its seat from
 # seatd) on virtio-gpu; and darkmode-kiosk-kmsdrm.service again with the display off from boot
 # (`video=Virtual-1:d`): READY=1 with a waiting STATUS, no failure or restart in 60 s, then the
-# display on and the page from the same process (issue 41).
+# display on and the page from the same process (issue 41); the cage unit the same way on
+# virtio-gpu (cage-display-off), then the display lost twice while running: cage ends with its
+# output, one restart each, the kiosk waits and the page comes back.
 # TCG by default (DARKMODE_KIOSK_VM_ACCEL=auto probes /dev/kvm). Needs root (the kernel image,
 # dpkg-buildpackage's fakeroot is not enough for it). Screenshots go to $E2E_SHOTS (default: a
 # temp folder); docs/run-as-kiosk.md ("Booting the package in a VM") says how to run it by hand.

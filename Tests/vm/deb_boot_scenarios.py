@@ -19,6 +19,10 @@ owner sees, checked by screendump and by systemd's own records:
     line; the unit becomes active (READY=1) with a STATUS that says it waits for a display, and
     60 s later it has neither failed nor restarted; the connector switched on: the page appears
     from the same process;
+  - the cage unit with the display off at boot (cage-display-off): cage runs with no output, the
+    kiosk waits for one (READY=1, a waiting STATUS, no restart in 60 s); switched on: the page
+    from the same processes; then the display lost twice while the page shows: cage 0.1.4 ends
+    with its output, the unit restarts it once each time, the new kiosk waits, the page comes back;
   - bad config: a broken /etc/darkmode-kiosk/kiosk.json -> the unit fails and stays failed
     (RestartPreventExitStatus=2 when the kiosk is the main process; the start limit when cage
     is, since cage exits 0 whatever its client did), with one line naming the file and what is
@@ -36,6 +40,7 @@ Exit status 0 when every check passed, 1 otherwise (each failure named).
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -46,6 +51,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vm import VM, VMError, HERE, GUEST_STAGE, run_guests  # noqa: E402
 from harness import Kiosk, Failure, check, Run  # noqa: E402
+from cage_display_scenarios import HOTPLUG_RULE, WAITING  # noqa: E402
 
 # unit name, the display it runs on (cage's wlroots 0.15 needs PRIME import: not on bochs),
 # whether the kiosk is the unit's main process, and the host's services it needs (left unmasked).
@@ -55,9 +61,12 @@ UNITS = {
     # The KMS/DRM unit with the display off from boot (a TV still off): the kernel's `video=`
     # disables the connector until the test switches it on (issue 41, item 1).
     "kmsdrm-display-off": ("darkmode-kiosk-kmsdrm.service", "bochs", True, ()),
+    # The cage unit with the display off from boot, then lost while the page shows (issue 41,
+    # item 1's last part): cage 0.1.4 ends when its output goes, the unit must not give up.
+    "cage-display-off": ("darkmode-kiosk.service", "virtio", False, ("seatd.service",)),
 }
 # More kernel command line per unit entry.
-APPEND = {"kmsdrm-display-off": "video=Virtual-1:d"}
+APPEND = {"kmsdrm-display-off": "video=Virtual-1:d", "cage-display-off": "video=Virtual-1:d"}
 # How long the display stays off after the unit is active.
 DISPLAY_OFF_SECONDS = 60
 # Units whose boot fails today, with why: run only when named with --units (the e2e script runs
@@ -283,6 +292,73 @@ def display_off_at_boot(b, started_host):
           f"{time.monotonic() - started:.1f} s; same process, 0 restarts")
 
 
+def cage_display_off_at_boot(b, started_host):
+    """The cage unit with the connector off from boot: cage runs with no output, the kiosk
+    waits for one (READY=1 with a waiting STATUS, one line), no failure and no restart in 60 s;
+    the connector on (with the HOTPLUG=1 wlroots needs, see cage_display_scenarios.py): the
+    page, from the same processes, the unit never failed."""
+    b.vm.connect_agent()
+    s = b.wait_active(PAGE_TIMEOUT)
+    connector = "/sys/class/drm/card0-Virtual-1/status"
+    state = b.sh(f"cat {connector}")[1].strip()
+    check(state == "disconnected", f"the connector is {state!r} at boot, not disconnected (video=Virtual-1:d)")
+    status = b.show("StatusText")["StatusText"]
+    check("waiting for a display" in status, f"the unit's STATUS does not say it waits for a display: {status!r}")
+    b.log(f"info: {b.name}: active (READY=1) with the display off; STATUS: {status}")
+    pid, kiosk = s["MainPID"], b.kiosk_pid()
+    time.sleep(DISPLAY_OFF_SECONDS)
+    s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
+    check(s["ActiveState"] == "active" and s["MainPID"] == pid and s["NRestarts"] == "0",
+          f"{DISPLAY_OFF_SECONDS} s with the display off: {s} (main PID was {pid})\n{b.journal()[-2000:]}")
+    rc, _, err = b.sh("mkdir -p /run/udev/rules.d && echo '" + HOTPLUG_RULE + "' > /run/udev/rules.d/99-dmk-test-hotplug.rules"
+                      " && udevadm control --reload")
+    check(rc == 0, f"the test's hotplug rule: {err}")
+    started = time.monotonic()
+    rc, _, err = b.sh(f"echo on > {connector} && echo change > /sys/class/drm/card0/uevent")
+    check(rc == 0, f"switching the connector on: {err}")
+    image, _ = b.vm.wait_image(b.page, CHANGE_TIMEOUT, f"{b.name}: the page after the display came on")
+    took = time.monotonic() - started
+    b.shot(image, "page-after-display-on")
+    s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
+    check(s["ActiveState"] == "active" and s["MainPID"] == pid and s["NRestarts"] == "0" and s["Result"] == "success",
+          f"after the display came on: {s} (main PID was {pid})")
+    check(b.kiosk_pid() == kiosk, "the kiosk process changed while the display was off")
+    log = b.journal()
+    check(len(re.findall(WAITING, log)) == 1, f"not one waiting line:\n{log[-2000:]}")
+    check("Start request repeated" not in log, f"the unit hit its start limit:\n{log[-2000:]}")
+    b.log(f"info: {b.name}: display on after {DISPLAY_OFF_SECONDS} s off -> page on screen {took:.1f} s; "
+          "same processes, 0 restarts")
+
+
+def cage_output_lost(b):
+    """The display lost while the page shows: cage 0.1.4 ends with its last output, the unit
+    restarts it (Restart=always, one restart), the new kiosk waits (READY=1, waiting STATUS);
+    the display back: the page. Twice, so the second loss is not a lucky first."""
+    connector = "/sys/class/drm/card0-Virtual-1/status"
+    for round in (1, 2):
+        before = b.show("MainPID", "NRestarts")
+        started = time.monotonic()
+        rc, _, err = b.sh(f"echo off > {connector} && echo change > /sys/class/drm/card0/uevent")
+        check(rc == 0, f"switching the connector off: {err}")
+        s = b.wait_active(PAGE_TIMEOUT, not_pid=before["MainPID"])
+        restarted = time.monotonic() - started
+        check(int(s["NRestarts"]) == int(before["NRestarts"]) + 1, f"round {round}: not one restart: {before} -> {s}")
+        deadline = time.monotonic() + CHANGE_TIMEOUT
+        while "waiting for a display" not in b.show("StatusText")["StatusText"]:
+            check(time.monotonic() < deadline, f"round {round}: the restarted unit's STATUS never said it waits: "
+                                               f"{b.show('StatusText')}")
+            time.sleep(0.5)
+        started = time.monotonic()
+        rc, _, err = b.sh(f"echo on > {connector} && echo change > /sys/class/drm/card0/uevent")
+        check(rc == 0, f"switching the connector on: {err}")
+        image, _ = b.vm.wait_image(b.page, CHANGE_TIMEOUT, f"{b.name}: the page after the display came back")
+        b.shot(image, f"page-after-loss-{round}")
+        s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
+        check(s["ActiveState"] == "active", f"round {round}: after the display came back: {s}")
+        b.log(f"info: {b.name}: display lost (round {round}): cage ended, the unit active again and waiting "
+              f"{restarted:.1f} s later (NRestarts {s['NRestarts']}); display back -> page {time.monotonic() - started:.1f} s")
+
+
 def stop(b):
     """systemctl stop: the main process exits 0, the VT is back in text mode, the page is gone."""
     started = time.monotonic()
@@ -392,7 +468,9 @@ def one_boot(name, deb, kiosk, shots, accel, work):
     with vm:
         b = Boot(vm, kiosk, unit, kiosk_is_main, shots, name)
         try:
-            if name in APPEND:
+            if name == "cage-display-off":
+                steps = (cage_display_off_at_boot, cage_output_lost, stop)
+            elif name in APPEND:
                 steps = (display_off_at_boot, stop)
             elif kiosk_is_main:
                 steps = (boot_and_page, vt_switch, watchdog, stop, bad_config)
@@ -401,13 +479,13 @@ def one_boot(name, deb, kiosk, shots, accel, work):
             for step in steps:
                 t = time.monotonic()
                 try:
-                    step(b, vm.started) if step in (boot_and_page, display_off_at_boot) else step(b)
+                    step(b, vm.started) if step in (boot_and_page, display_off_at_boot, cage_display_off_at_boot) else step(b)
                     results.append((name, step.__name__, True, ""))
                     print(f"ok: {name} {step.__name__} ({time.monotonic() - t:.0f} s)", flush=True)
                 except (Failure, VMError) as x:
                     results.append((name, step.__name__, False, str(x)))
                     print(f"FAIL: {name} {step.__name__}: {x}", flush=True)
-                    if step in (boot_and_page, display_off_at_boot) and not vm.agent:
+                    if step in (boot_and_page, display_off_at_boot, cage_display_off_at_boot) and not vm.agent:
                         break
         finally:
             if not vm.agent:

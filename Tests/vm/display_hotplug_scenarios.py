@@ -19,12 +19,16 @@ after.
   back in the saved mode, and a tap switches it.
 - hotplug_burst: 50 synthetic drm change events (`echo change > /sys/class/drm/card0/uevent`)
   in a burst: one rescan, CPU bounded.
+- flapping_minute: the connector off and on every second for 60 s: at most 3 lines a cause
+  (rescan, lost, found) a minute, then a summary each; the page up at the end.
 - first_page_no_modeset: the console already shows the mode the kiosk uses: its first page goes
   up with no modeset (strace of the DRM ioctls: no SETCRTC before the page; the log says so).
 - other_mode_after_reconnect (virtio-gpu only: bochs cannot change its mode at run time, and
   its driver ignores debugfs `edid_override`): while off, the display is resized to 800x600
   through QEMU's VNC server (`VM.set_display_size`); on again, the page is laid out for 800x600
   and a tap at the Original's new centre switches it.
+- rotated_other_mode (virtio-gpu only, as above): the same with --rotate 90: the page laid out
+  portrait for 600x800 and turned; a tap at the rotated Original's new centre switches it.
 
 Numbers are printed as `info:` lines. Usage: display_hotplug_scenarios.py [--gpu bochs,virtio]
 [--only NAME,...] [--accel tcg|kvm|auto] [--shots DIR]
@@ -185,6 +189,38 @@ def hotplug_burst(run):
     run.stop()
 
 
+def flapping_minute(run):
+    """A connector flapping for 60 s (off and on every second, each followed by its change
+    event: 120 rescans, 60 losses and 60 returns): the log's display lines stay bounded — at
+    most 3 a cause a minute, then one summary each — and the page is up at the end."""
+    run.save_prefs("light")
+    run.start("--reduce-motion", expect=run.kiosk.light)
+    before = len(run.log_text().splitlines())
+    change = "echo change > /sys/class/drm/card0/uevent"
+    flap = (f"end=$(( $(date +%s) + 60 )); n=0; while [ $(date +%s) -lt $end ]; do echo off > {CONNECTOR}/status; "
+            f"{change}; sleep 0.5; echo on > {CONNECTOR}/status; {change}; sleep 0.5; n=$((n+1)); done; echo $n")
+    cycles = int(sh(run, flap, timeout=150).split()[-1])
+    # The first window's summaries come a minute after its first lines, i.e. about when the flap ends.
+    wait_log(run, r"display: hot-plug rescans: \d+ more in the last", "the rescans' summary", timeout=90)
+    time.sleep(3)
+    lines = [l for l in run.log_text().splitlines()[before:] if "display" in l]
+    summary = r"display: (hot-plug rescans|disconnections|connections): \d+ more"
+    kinds = {k: [l for l in lines if re.search(p, l) and not re.search(summary, l)] for k, p in (
+        ("rescan", RESCAN), ("lost", r"the display was disconnected"), ("found", r"display connected: "))}
+    kinds["summary"] = [l for l in lines if re.search(summary, l)]
+    counted = sum(int(n) for n in re.findall(r"display: hot-plug rescans: (\d+) more", "\n".join(lines)))
+    run.log(f"info: {run.vm.gpu} {run.name}: {cycles} off/on cycles in 60 s: {len(lines)} display lines "
+            f"({', '.join(f'{k} {len(v)}' for k, v in kinds.items())}; {counted} rescans only counted)")
+    for k in ("rescan", "lost", "found"):
+        check(1 <= len(kinds[k]) <= 6, f"{len(kinds[k])} '{k}' lines in a minute's flap and its end (expected 3 a window, "
+                                       f"2 windows at most){run.kiosk_log()}")
+    check(len(kinds["summary"]) >= 1, f"no summary line after the flap{run.kiosk_log()}")
+    check(len(lines) <= 30, f"{len(lines)} display lines for a minute's flap{run.kiosk_log()}")
+    check(cycles >= 30, f"only {cycles} off/on cycles in 60 s: the flap did not flap")
+    run.vm.wait_image(lambda im: all(c == run.kiosk.light for c in im.corners()), CHANGE_TIMEOUT, "the page after the flap")
+    run.stop()
+
+
 def first_page_no_modeset(run):
     """The console shows the mode the kiosk will use: the first page goes up without a modeset
     — no DRM_IOCTL_MODE_SETCRTC before the page (strace), one no-modeset atomic commit, and the
@@ -236,9 +272,44 @@ def other_mode_after_reconnect(run):
     run.stop()
 
 
+def rotated_other_mode(run):
+    """--rotate 90, then another mode after a reconnect (800x600 through VNC, as
+    other_mode_after_reconnect): the page laid out portrait for 600x800 and turned clockwise
+    (the rotated Original's toggle drawn where expected), and a tap there switches it."""
+    xr, yr = touch(run)
+    run.save_prefs("light")
+    run.start("--rotate", "90", expect=run.kiosk.light)
+    connector(run, "off")
+    wait_log(run, r"the display was disconnected", "the connector off")
+    rescans = len(re.findall(RESCAN, run.log_text()))
+    run.vm.set_display_size(800, 600)
+    wait_log(run, RESCAN, "the hot-plug event of the resize", count=rescans + 1)
+    started = time.monotonic()
+    connector(run, "on")
+    wait_log(run, r"display connected: .* 800x600", "the 800x600 mode after the reconnect")
+    image, _ = run.vm.wait_image(lambda im: (im.width, im.height) == (800, 600)
+                                 and all(c == run.kiosk.light for c in im.corners()), CHANGE_TIMEOUT,
+                                 "the rotated page at 800x600")
+    run.log(f"info: {run.vm.gpu} {run.name}: connector on (800x600 now) to the rotated page {time.monotonic() - started:.1f} s")
+    run.shot(image, "rotated-800x600")
+    w, h = 800, 600
+    px, py = run.kiosk.centre(run.kiosk.layout(h, w)["toggle"])     # the portrait page, 600x800
+    screen = (w - py, px)                                           # turned clockwise
+    check(image.pixel(int(screen[0]), int(screen[1])) != run.kiosk.light,
+          f"no toggle drawn at the rotated Original's centre {screen} of the 800x600 screen")
+    # The unrotated layout's centre for 800x600 is elsewhere: the page must not be laid out landscape.
+    lx, ly = run.kiosk.centre(run.kiosk.layout(w, h)["toggle"])
+    check(abs(lx - screen[0]) > 20 or abs(ly - screen[1]) > 20, "the rotated and unrotated centres coincide: no proof")
+    ux, uy = run.to_units(screen, (w, h), xr, yr)
+    started = time.monotonic()
+    run.vm.agent.call("tap", device="touch", x=ux, y=uy)
+    run.wait_change("dark", run.kiosk.dark, "tap at the rotated Original's new centre", started)
+    run.stop()
+
+
 # What a guest's display cannot do: bochs (QEMU's std VGA) has no UI info, so its mode cannot
 # change while it runs, and its driver ignores the DRM debugfs edid_override.
-CANNOT = {"bochs": {"other_mode_after_reconnect"}}
+CANNOT = {"bochs": {"other_mode_after_reconnect", "rotated_other_mode"}}
 
 
 def restore_connector(run):
@@ -259,8 +330,8 @@ def scenario(f):
     return run_it
 
 
-SCENARIOS = {f.__name__: scenario(f) for f in (started_without_display, off_on_while_running, hotplug_burst,
-                                                first_page_no_modeset, other_mode_after_reconnect)}
+SCENARIOS = {f.__name__: scenario(f) for f in (started_without_display, off_on_while_running, hotplug_burst, flapping_minute,
+                                                first_page_no_modeset, other_mode_after_reconnect, rotated_other_mode)}
 ORDER = list(SCENARIOS)
 
 

@@ -70,7 +70,7 @@ final class FrameLoop {
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         mapper = DeviceInputMapper(calibration: window.options.calibration)
         sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now(),
-                                commanded: eventHandler?.controlsDisplay == true)
+                                commanded: eventHandler?.controlsDisplay == true, lines: window.lines)
         let v = screen.viewport
         facts = HostFacts(presenter: window.presenter.name, videoDriver: driver, card: window.drm?.access.owner,
                           input: input?.kind ?? .sdl, outputWidth: v.outputWidth, outputHeight: v.outputHeight,
@@ -102,6 +102,7 @@ final class FrameLoop {
         if let sleeper { sleepWake = sleeper.update(now: clock.now(), pointersDown: false) }
         var event = SDL_Event()
         while exit == nil { pass(app, &event) }
+        window.lines.flushAll(at: MonotonicClock.seconds())
         for o in observers { o.loopEnded() }
         return exit ?? .failure("the frame loop ended without a reason")
     }
@@ -151,6 +152,7 @@ final class FrameLoop {
         }
         pageShown(app)
         handlerWake = eventHandler?.passEnded()
+        window.lines.flush(at: MonotonicClock.seconds())
         service.status(status(app))
     }
 
@@ -205,8 +207,9 @@ final class FrameLoop {
     private func waitIdle(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
         pacer.reset()
         lastPresentStart = nil
-        let timeout = Self.earlier(Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake), sleepWake),
-                                   window.displayWatch?.secondsToRescan())
+        let summaryDue = window.lines.deadline.map { max(0, $0 - MonotonicClock.seconds()) }
+        let timeout = Self.earlier(Self.earlier(Self.earlier(Self.earlier(service.idleTimeout(now: clock.now()), handlerWake),
+                                                             sleepWake), window.displayWatch?.secondsToRescan()), summaryDue)
         if waitForEvent(&event, timeout: timeout) == 1 {
             wokeAt = clock.now()
             handle(event, app)

@@ -105,6 +105,12 @@ public enum SDLHost {
         let drmStart = DrmStart.begin(env, connector: options.connector)
         if drmStart.fatal { return nil }
         applyHints(options)
+        // Under a Wayland compositor that has no output yet (cage with the display off), wait
+        // for one instead of letting SDL fail (`WaylandOutputWait`).
+        if drmStart.device == nil, WaylandOutputWait.applies(videoDriver: env.videoDriver, hasWaylandDisplay: env.hasWaylandDisplay),
+           !WaylandOutputWait.untilOutput() {
+            return nil
+        }
         // SDL_Init may start helpers (dbus-launch → a session dbus-daemon when no session bus
         // is set); one inheriting NOTIFY_SOCKET tells systemd READY=1 for us (seen in the e2e
         // test). Hide it while SDL starts; the notifier reads it afresh for each message.

@@ -31,14 +31,19 @@ final class ScreenSleeper {
 
     /// Nil when sleep is off in `settings` and nothing outside may ask for it (`commanded`:
     /// an event handler that sends display commands, the fleet's `display/set`).
-    init?(settings: SleepSettings, screen: ScreenUpdater, now: Double, commanded: Bool = false) {
+    init?(settings: SleepSettings, screen: ScreenUpdater, now: Double, commanded: Bool = false, lines: RepeatingLines? = nil) {
         guard settings.isOn || commanded else { return nil }
+        self.lines = lines
         policy = ScreenSleepPolicy(settings: settings, zone: AppearanceRunner.systemZone, now: now)
         self.screen = screen
         drm = screen.presenter as? DrmPresenter
         if settings.isOn { Log.info("screen sleep: \(settings.summary)") }
         statusSaysSleep = settings.isOn
     }
+
+    /// Where "screen asleep"/"screen awake" go (an automation switching it all day must not
+    /// write two lines a switch forever); nil: straight to the log.
+    private let lines: RepeatingLines?
 
     /// STATUS names the sleep when it is configured, or once a command has used it.
     private var statusSaysSleep: Bool
@@ -95,7 +100,7 @@ final class ScreenSleeper {
             case .schedule: why = "the schedule \(policy.settings.schedule.map(\.description) ?? "")"
             case .command: why = "a display command"
             }
-            Log.info("screen asleep (\(why); \(poweredOff ? "display switched off" : "page black, no frames"))")
+            log(.asleep, "screen asleep (\(why); \(poweredOff ? "display switched off" : "page black, no frames"))")
         case .wokeByInput(let touch):
             wake(touch ? "a touch or click" : "a key", now: now)
         case .wokeByCommand:
@@ -114,7 +119,11 @@ final class ScreenSleeper {
             stay = "; asleep \(SleepSettings.seconds((now - since.time).rounded())) s, \(screen.presents - since.presents) frames presented meanwhile"
         }
         asleepSince = nil
-        Log.info("screen awake (\(why)\(stay))")
+        log(.awake, "screen awake (\(why)\(stay))")
+    }
+
+    private func log(_ key: RepeatingLines.Key, _ line: String) {
+        if let lines { lines.info(key, line) } else { Log.info(line) }
     }
 }
 

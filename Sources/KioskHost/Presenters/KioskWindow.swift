@@ -2,6 +2,7 @@ import CSDL2
 import KioskEngine
 import Log
 import KioskSupport
+import Threads
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,9 @@ final class KioskWindow {
     /// Our DRM presenter (nil: SDL's display), and the kernel's hot-plug events it follows.
     let drmPresenter: DrmPresenter?
     let displayWatch: DisplayWatch?
+    /// Lines whose cause can repeat without end (hot-plug, display lost and found, sleep and
+    /// wake): a few a minute per cause, then a summary; the frame loop flushes them.
+    let lines: RepeatingLines
     private(set) var displayDPI: Double?
     private(set) var refreshRate: Double
 
@@ -39,6 +43,8 @@ final class KioskWindow {
     init?(options: HostOptions, drm: DrmDevice? = nil) {
         self.options = options
         self.drm = drm
+        lines = RepeatingLines(interval: options.environment.logWindowSeconds, now: { MonotonicClock.seconds() },
+                               info: { Log.info($0) }, warning: { Log.warning($0) })
         guard let window = Self.createWindow(options, drm: drm) else { return nil }
         StartupTrace.mark("window")
         guard let made = PresenterFactory.make(window: window, drm: drm, env: options.environment) else {
@@ -51,7 +57,8 @@ final class KioskWindow {
         if let drm, let ours = made.drm {
             owner = DisplayOwner(seat: DisplayOwner.seat(for: drm), presenter: ours)
             drmPresenter = ours
-            displayWatch = DisplayWatch()
+            ours.lines = lines
+            displayWatch = DisplayWatch(lines: lines)
         } else {
             owner = nil
             drmPresenter = nil

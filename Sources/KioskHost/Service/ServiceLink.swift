@@ -1,4 +1,5 @@
 import Log
+import Synchronization
 import SystemdNotify
 
 /// The host's side of systemd: READY=1 after the first presented frame, STATUS= when the
@@ -51,10 +52,15 @@ struct ServiceLink {
     mutating func pingIfDue(now: Double) {
         if notifier.hasPending { notifier.flush() }
         guard var w = watchdog, w.isDue(now: now) else { return }
+        if !Self.loopPinged.load(ordering: .relaxed) { Self.loopPinged.store(true, ordering: .relaxed) }
         notifier.watchdogPing()
         w.pinged(at: now)
         watchdog = w
     }
 
     func stopping(status: String) { notifier.stopping(status: status) }
+
+    /// Set at the first watchdog ping sent through a `ServiceLink` (the frame loop's, or the
+    /// output wait's): `WaylandOutputWait`'s start pings end then.
+    static let loopPinged = Atomic<Bool>(false)
 }

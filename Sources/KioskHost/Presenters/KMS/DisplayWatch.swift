@@ -19,8 +19,12 @@ final class DisplayWatch {
     /// Hot-plug events read since the start.
     private(set) var events = 0
 
+    /// Where the rescan lines go (a flapping connector must not write one a burst forever).
+    private let lines: RepeatingLines
+
     /// Nil (one warning) when the socket cannot be had: the display is then read once, at start.
-    init?() {
+    init?(lines: RepeatingLines) {
+        self.lines = lines
         let fd = cdrm_uevent_open()
         guard fd >= 0 else {
             Log.warning("cannot follow display hot-plug (netlink uevent socket: \(String(cString: strerror(-fd)))); "
@@ -46,7 +50,7 @@ final class DisplayWatch {
         let burst = coalescer.pending
         guard coalescer.take(at: now) else { return false }
         rescans += 1
-        Log.info("display: \(burst) hot-plug event\(burst == 1 ? "" : "s"), connectors read again")
+        lines.info(.hotplug, "display: \(burst) hot-plug event\(burst == 1 ? "" : "s"), connectors read again")
         return true
     }
 

@@ -99,6 +99,9 @@ final class DrmPresenter: FramePresenter {
         return true
     }
 
+    /// Where the lines of a display lost or found go (set by the window; nil: straight to the log).
+    var lines: RepeatingLines?
+
     /// Nothing to show on: master is not ours, or no display is connected.
     private var idle: Bool { paused || !card.hasDisplay }
 
@@ -116,7 +119,8 @@ final class DrmPresenter: FramePresenter {
             if !paused, chain.queued != nil { waitForFlip() }
             modeSet = false
             chain.invalidate(bounds: output)
-            Log.warning("\(card.path): the display was disconnected; not drawing until one is connected")
+            let line = "\(card.path): the display was disconnected; not drawing until one is connected"
+            if let lines { lines.warning(.displayLost, line) } else { Log.warning(line) }
             return (change, true)
         case .found:
             if !paused, chain.queued != nil { waitForFlip() }
@@ -132,7 +136,8 @@ final class DrmPresenter: FramePresenter {
                 guard makeBuffers() else { return (change, false) }
             }
             chain.invalidate(bounds: output)
-            Log.info("display connected: \(card.summary); the page follows")
+            let line = "display connected: \(card.summary); the page follows"
+            if let lines { lines.info(.displayFound, line) } else { Log.info(line) }
             return (change, true)
         }
     }
