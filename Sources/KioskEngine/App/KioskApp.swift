@@ -65,7 +65,10 @@ public struct KioskOptions {
 /// follow.
 public final class KioskApp {
     public private(set) var options: KioskOptions {
-        didSet { summaryCache = nil }
+        didSet {
+            summaryCache = nil
+            statusCache = nil
+        }
     }
     /// Draws the page model into the frame (composition, caches, lanes).
     public let renderer: PageRenderer
@@ -174,8 +177,13 @@ public final class KioskApp {
     /// The accessibility summary for window titles, sd_notify STATUS and `replay`, e.g.
     /// "Dark Mode: On (following system)" or "Dark Mode: Off".
     public var accessibilitySummary: String {
-        accessibility.summary + (followsSystem ? " (following system)" : "")
+        let key = SummaryKey(original: interactions.original.isOn, vivid: interactions.vivid.isOn, followsSystem: followsSystem)
+        if let statusCache, statusCache.key == key { return statusCache.text }
+        let text = accessibility.summary + (followsSystem ? " (following system)" : "")
+        statusCache = (key, text)
+        return text
     }
+    private var statusCache: (key: SummaryKey, text: String)?
     /// The same summary (the name sd_notify STATUS uses).
     public var statusSummary: String { accessibilitySummary }
 
@@ -200,8 +208,9 @@ public final class KioskApp {
         return text
     }
 
-    /// What `pageAccessibilitySummary` depends on besides the options (whose change forgets it):
-    /// the host asks for it on every pass of its loop, and it changes only with these.
+    /// What `pageAccessibilitySummary` and `accessibilitySummary` depend on besides the options
+    /// (whose change forgets them): the host asks for both on every pass of its loop (window
+    /// title, STATUS), and they change only with these.
     private struct SummaryKey: Equatable {
         var original: Bool
         var vivid: Bool
