@@ -6,7 +6,7 @@
 # two frames shown; unit-tested, with the frames shown byte-equal to the 60 fps ones).
 #
 # Environment: AMBIENT_ROUNDS (default 3); KIOSK_BEFORE=another darkmode-kiosk binary (e.g. a build
-# of main) measured in the same run, round for round alternating with this one, for a ratio;
+# of main, named darkmode-kiosk) measured in the same run, round for round alternating with this one, for a ratio;
 # AMBIENT_BUDGET=N fails the run when the median round exceeds N ticks (unset: numbers only —
 # on this 2-core machine shared with other builds the ticks move with the load, see
 # docs/kiosk-operation.md, "Ambient animation cost").
@@ -22,6 +22,9 @@ BUDGET=${AMBIENT_BUDGET:-}
 [ -z "$BUDGET" ] || [[ "$BUDGET" =~ ^[0-9]+$ ]] || fail "AMBIENT_BUDGET must be a whole number of ticks, got '$BUDGET'"
 BEFORE=${KIOSK_BEFORE:-}
 [ -z "$BEFORE" ] || [ -x "$BEFORE" ] || fail "KIOSK_BEFORE=$BEFORE is not an executable"
+# SDL names the window's class after the executable, and start_kiosk finds the window by it.
+[ -z "$BEFORE" ] || [ "$(basename "$BEFORE")" = darkmode-kiosk ] \
+    || fail "KIOSK_BEFORE=$BEFORE must be named darkmode-kiosk (its window class); copy it into a folder of its own"
 PREFS="$E2E_TMP/prefs.json"
 printf '{"appearance": "light"}\n' >"$PREFS"
 # No session or system bus: nothing but the clock moves the page.
@@ -61,7 +64,7 @@ med=$(echo "${NEW[*]}" | median)
 summary="ambient at 1920x1080: ticks over 10 s ${NEW[*]} (median $med)"
 if [ -n "$BEFORE" ]; then
     omed=$(echo "${OLD[*]}" | median)
-    summary+="; before ${OLD[*]} (median $omed, ratio $(awk -v a="$med" -v b="$omed" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }'))"
+    summary+="; before ${OLD[*]} (median $omed, ratio $(awk -v a="$med" -v b="$omed" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'))"
 fi
 [ "$med" -gt 0 ] || fail "no CPU at all over 10 s: the ambient loops did not run ($summary)"
 if [ -n "$BUDGET" ]; then
