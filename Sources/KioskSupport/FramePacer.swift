@@ -11,6 +11,8 @@ public struct FramePacer: Sendable {
     private var nextDeadline: Double?
     private var lastFramePresented = false
     private var earlyPresents = 0
+    /// Frames of the grid left out before the next one (`skip(frames:)`; cleared when a frame begins).
+    public private(set) var skipped = 0
 
     /// `refreshRate` in Hz (0 or nonsense means 60); `vsync` whether presents claim to wait.
     public init(refreshRate: Double, vsync: Bool) {
@@ -28,7 +30,13 @@ public struct FramePacer: Sendable {
             nextDeadline = now + period
         }
         lastFramePresented = false
+        skipped = 0
     }
+
+    /// Leaves out `frames` frames of the grid after the frame that began last: the next one is
+    /// due `frames` periods later than it would be (`AmbientPacing`: the ambient loops alone
+    /// move, slowly enough). A present that waited for the refresh counts as one period waited.
+    public mutating func skip(frames: Int) { skipped = max(0, frames) }
 
     /// Records that the frame presented; `interval` is the time since the previous presented
     /// frame of the same animation burst. Three presents in a row much faster than the refresh
@@ -47,13 +55,16 @@ public struct FramePacer: Sendable {
     /// Seconds to wait at `now` before the next frame may begin (0 when it is due, or when the
     /// last frame's present already waited for the refresh).
     public func delay(at now: Double) -> Double {
-        guard let d = nextDeadline, !(lastFramePresented && presentPaces) else { return 0 }
-        return max(0, d - now)
+        guard let d = nextDeadline else { return 0 }
+        let paced = lastFramePresented && presentPaces
+        if skipped > 0 { return max(0, d + Double(skipped) * period - (paced ? period : 0) - now) }
+        return paced ? 0 : max(0, d - now)
     }
 
     /// Forgets the schedule (after idling, the next frame is due at once).
     public mutating func reset() {
         nextDeadline = nil
         lastFramePresented = false
+        skipped = 0
     }
 }

@@ -68,13 +68,15 @@ public struct FrameScheduler: Sendable {
     }
 
     /// When the next frame should begin, at or after `now`. `inputWaiting`: an input arrived
-    /// since the last frame began while nothing is in flight — drawn at once.
-    public func start(now: Double, inputWaiting: Bool = false) -> Double {
+    /// since the last frame began while nothing is in flight — drawn at once. `skipping`: that
+    /// many vblanks are left out before the frame's (`AmbientPacing`, the ambient loops alone).
+    public func start(now: Double, inputWaiting: Bool = false, skipping: Int = 0) -> Double {
         if inputWaiting && inFlightUntil == nil { return now }
         let lead = estimate + margin
         // The earliest vblank this frame can reach: after the one in flight, and after now + lead.
         guard var target = nextVblank(after: now + lead) else { return now }
         if let f = inFlightUntil { while target < f + period / 2 { target += period } }
+        target += Double(max(0, skipping)) * period
         return max(now, target - lead)
     }
 }

@@ -64,7 +64,12 @@ public struct KioskOptions {
 /// Setting" button. Both toggles show the one effective mode; a commit on one makes the other
 /// follow.
 public final class KioskApp {
-    public private(set) var options: KioskOptions
+    public private(set) var options: KioskOptions {
+        didSet {
+            summaryCache = nil
+            statusCache = nil
+        }
+    }
     /// Draws the page model into the frame (composition, caches, lanes).
     public let renderer: PageRenderer
     /// The persistent CPU frame (page pixels, premultiplied RGBA, R,G,B,A byte order).
@@ -82,6 +87,8 @@ public final class KioskApp {
     /// frame, and again after Reduce Motion is switched off by the system).
     public private(set) var ambientStart: Double?
     private var lastTime: Double = 0
+    /// The time of the last frame that drew something (`ambientFramesToSkip` counts from it).
+    private var lastShownTime: Double?
     /// The person's choice: a fixed mode, or follow the system.
     public private(set) var appearancePreference: AppearancePreference
     /// What the system input says (default: no preference, which resolves to light).
@@ -176,8 +183,13 @@ public final class KioskApp {
     /// The accessibility summary for window titles, sd_notify STATUS and `replay`, e.g.
     /// "Dark Mode: On (following system)" or "Dark Mode: Off".
     public var accessibilitySummary: String {
-        accessibility.summary + (followsSystem ? " (following system)" : "")
+        let key = SummaryKey(original: interactions.original.isOn, vivid: interactions.vivid.isOn, followsSystem: followsSystem)
+        if let statusCache, statusCache.key == key { return statusCache.text }
+        let text = accessibility.summary + (followsSystem ? " (following system)" : "")
+        statusCache = (key, text)
+        return text
     }
+    private var statusCache: (key: SummaryKey, text: String)?
     /// The same summary (the name sd_notify STATUS uses).
     public var statusSummary: String { accessibilitySummary }
 
@@ -195,8 +207,22 @@ public final class KioskApp {
     /// All three controls in one line, for the window title: "Dark Mode (Original): On ·
     /// Dark Mode (Vivid): On · Follow System Appearance: Off".
     public var pageAccessibilitySummary: String {
-        controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: " · ")
+        let key = SummaryKey(original: interactions.original.isOn, vivid: interactions.vivid.isOn, followsSystem: followsSystem)
+        if let summaryCache, summaryCache.key == key { return summaryCache.text }
+        let text = controlAccessibility.map { "\($0.label): \($0.value)" }.joined(separator: " · ")
+        summaryCache = (key, text)
+        return text
     }
+
+    /// What `pageAccessibilitySummary` and `accessibilitySummary` depend on besides the options
+    /// (whose change forgets them): the host asks for both on every pass of its loop (window
+    /// title, STATUS), and they change only with these.
+    private struct SummaryKey: Equatable {
+        var original: Bool
+        var vivid: Bool
+        var followsSystem: Bool
+    }
+    private var summaryCache: (key: SummaryKey, text: String)?
 
     /// The original toggle's frame on the page, in points.
     public var toggleFrame: Rect { layout.toggleFrame }
@@ -238,7 +264,7 @@ public final class KioskApp {
     /// True while anything moves (as of the last frame or input); when false the host may
     /// block waiting for events.
     public var needsFrames: Bool {
-        renderer.needsPage || !isSettled(at: lastTime) || Ambient.isActive(reduceMotion: reduceMotion)
+        renderer.needsPage || Ambient.isActive(reduceMotion: reduceMotion) || !isSettled(at: lastTime)
             || options.showFPS && fps.needsRedraw
     }
 
@@ -516,7 +542,25 @@ public final class KioskApp {
         if time.isFinite { lastTime = max(lastTime, time) }
         // The ambient loops start with the scene's first frame.
         if ambientStart == nil { ambientStart = time }
-        return renderer.render(pageModel(at: time), present: present)
+        let dirty = renderer.render(pageModel(at: time), present: present)
+        if !dirty.isEmpty, time.isFinite { lastShownTime = time }
+        return dirty
+    }
+
+    /// How many frames of the display's grid (`period` seconds apart, counted from the last
+    /// frame rendered) the host may leave out before the next one: while only the ambient loops
+    /// move (no gesture, toggles and cross-fade at rest, the page drawn, no FPS overlay), as many
+    /// as `AmbientPacing` allows — no cloud moves more than ¼ px and no star steps more than 1/64
+    /// between two frames shown; otherwise 0 (every frame, the display's full rate).
+    public func ambientFramesToSkip(period: Double) -> Int {
+        guard !renderer.needsPage, !options.showFPS, Ambient.isActive(reduceMotion: reduceMotion),
+              let start = ambientStart, let shown = lastShownTime, isSettled(at: lastTime) else { return 0 }
+        let unit = ToggleMetrics(width: options.toggleWidth).trackScale * layout.effectiveScale
+        let scenes = ToggleSlot.allCases.map { t in
+            AmbientPacing.Scene(style: t == .original ? .original : .vivid, trackUnit: unit,
+                                appearance: interactions[t].visualState(at: lastTime).appearance)
+        }
+        return AmbientPacing.framesToSkip(shown: shown - start, now: lastTime - start, period: period, scenes: scenes)
     }
 
     /// Tells the FPS overlay how long the last frame took (host-measured, milliseconds).

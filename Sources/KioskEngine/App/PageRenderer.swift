@@ -147,6 +147,9 @@ public final class PageRenderer {
         var material: Sprite?
         /// The button capsule's and hairline's coverage (with the material).
         var buttonShapes: ButtonShapes?
+        /// Where a resting toggle's kept composition draws opaquely whatever lies under it
+        /// (`ToggleDeviceRenderer.opaqueCore`): no page colour is filled there first.
+        var opaqueCores: [IntRect] = []
     }
 
     /// The button capsule's and hairline's anti-aliased coverage, rasterized once per layout:
@@ -207,6 +210,10 @@ public final class PageRenderer {
         let pageRedrawn = !incremental || key != shownStatic
         var dirty = pageRedrawn ? pageDirtyRects(key, model.toggles) : toggleDirtyRects(model.toggles)
         var assets = FrameAssets(colors: colors, toggles: model.toggles, images: images, weight: weight, material: nil)
+        if incremental {
+            // Measured here, on the calling thread (a composition keeps its core once found).
+            assets.opaqueCores = ToggleSlot.allCases.compactMap { renderers[$0].opaqueCore(model.toggles[$0], origin: layout.origin(of: $0)) }
+        }
         let lanes = workers.map { $0.lanes } ?? 1
         let buttonChanged = dirty.contains { !$0.intersection(buttonReach).isEmpty }
         // From scratch on several lanes, one of them makes the material (`drawFromScratch`).
@@ -368,7 +375,7 @@ public final class PageRenderer {
             let r = clip.intersection(frame.bounds)
             images.draw(r, weight: a.weight, into: frame, at: (r.x, r.y))
         } else {
-            frame.fill(clip, with: background)
+            for r in clip.subtracting(a.opaqueCores) { frame.fill(r, with: background) }
         }
         let s = layout.scale, k = layout.effectiveScale
         // Labels.

@@ -128,12 +128,13 @@ final class FrameLoop {
     /// events, the seat and the watchdog, draw a frame when one is due, tell the rest.
     private func pass(_ app: KioskApp, _ event: inout SDL_Event) {
         settlePresented()
+        var drain = true
         if wantsFrame(app) {
-            waitForFrameTime(app, &event)
+            drain = waitForFrameTime(app, &event)
         } else if !waitIdle(app, &event) {
             return
         }
-        while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) }
+        if drain { while exit == nil, SDL_PollEvent(&event) == 1 { handle(event, app) } }
         if window.owner?.service() == true { screen.contentLost() }
         followDisplay(app)
         service.pingIfDue(now: clock.now())
@@ -158,21 +159,37 @@ final class FrameLoop {
 
     /// Busy: waits until the next frame's start — on a vblank display (a flip's time known) as
     /// late as its vblank allows (`FrameScheduler`), else the pacer's deadline. An event cuts
-    /// the wait short (handled at once).
-    private func waitForFrameTime(_ app: KioskApp, _ event: inout SDL_Event) {
+    /// the wait short (handled at once). False when SDL's own wait ran out with its queue empty:
+    /// it had just pumped the display's events, so polling again finds nothing (one pump and a
+    /// read from the display connection less per frame); true when the rest may be waiting.
+    @discardableResult
+    private func waitForFrameTime(_ app: KioskApp, _ event: inout SDL_Event) -> Bool {
         let now = clock.now()
         let scheduled = window.presenter.vsync && scheduler.lastVblank != nil
-        var wait = scheduled ? scheduler.start(now: now, inputWaiting: latency.hasPending) - now : pacer.delay(at: now)
+        var wait = scheduled ? scheduler.start(now: now, inputWaiting: latency.hasPending, skipping: pacer.skipped) - now
+            : pacer.delay(at: now)
         if lastFrameDrewNothing && latency.hasPending {
             // An input not shown yet (a press that has not moved a pixel): look again soon.
             wait = scheduled ? max(wait, FrameScheduler.retry) : min(wait, FrameScheduler.retry)
         }
-        if wait >= 0.001, waitForEvent(&event, timeout: Int32(wait * 1000)) == 1 {
+        guard wait >= 0.001 else {
             wokeAt = clock.now()
-            handle(event, app)
-        } else {
-            wokeAt = clock.now()
+            return true
         }
+        let got = waitForEvent(&event, timeout: Int32(wait * 1000))
+        wokeAt = clock.now()
+        if got == 1 { handle(event, app) }
+        // `IdleWait` (DRM) returns early for other reasons; only SDL's wait is known to have pumped.
+        return got == 1 || idleWait != nil
+    }
+
+    /// After a frame: while only the ambient loops move, the grid frames the pacer may leave
+    /// out (`KioskApp.ambientFramesToSkip`: no cloud moves more than ¼ px, no star steps more
+    /// than 1/64 between two frames shown); 0 while anything else moves or a finger is down.
+    private func planAmbientFrames(_ app: KioskApp) {
+        let skip = translator.hasActivePointers || latency.hasPending || screen.needsFullUpload ? 0
+            : app.ambientFramesToSkip(period: pacer.period)
+        pacer.skip(frames: skip)
     }
 
     /// Something moves, a finger or button is down, or the screen is stale: a frame is due —
@@ -272,8 +289,10 @@ final class FrameLoop {
         guard screen.render(app, at: start) else {
             latency.frameDropped()
             lastFrameDrewNothing = true
+            planAmbientFrames(app)
             return
         }
+        planAmbientFrames(app)
         let end = clock.now()
         presentedAt = end
         scheduler.rendered(seconds: end - start)

@@ -148,9 +148,14 @@ final class KioskWindow {
     }
 
     private var title = ""
+    /// The summary the title was last made from.
+    private var titleSummary: String?
 
     /// Sets "<titleBase> — <summary>" when it changed.
     func setTitle(summary: String) {
+        // Asked on every pass of the loop: the summary alone is compared first (the app keeps it).
+        guard summary != titleSummary else { return }
+        titleSummary = summary
         let t = "\(options.titleBase) — \(summary)"
         guard t != title else { return }
         title = t

@@ -181,6 +181,19 @@ final class SurfacePresenter: FramePresenter {
                                       swappingRedBlue: swapsRedBlue)
                 }
                 streamed = true
+            } else if let swapsRedBlue, pitch % 4 == 0 {
+                // A small rectangle (a drifting cloud, a twinkling star) with ordinary stores,
+                // its lines staying cached: no SDL_ConvertPixels per row, which sets up a blit
+                // each call.
+                let base = s.pixels!.assumingMemoryBound(to: UInt32.self)
+                rows.forEach(o, map: map, frame: frame) { y, src in
+                    let dst = base + (o.minY + y) * (pitch / 4) + o.minX
+                    if swapsRedBlue {
+                        ScanoutFormat.xrgb8888.storeRow(UnsafeMutableRawPointer(dst), from: src, count: o.width, streamed: false)
+                    } else {
+                        dst.update(from: src, count: o.width)
+                    }
+                }
             } else {
                 rows.forEach(o, map: map, frame: frame) { y, src in
                     let dst = s.pixels! + (o.minY + y) * pitch + o.minX * bpp
