@@ -51,6 +51,8 @@ final class FrameLoop {
     private var wokeAt = 0.0
     /// What the host does, for the event handler (`hostShown`).
     private var facts: HostFacts
+    /// When `facts.presenter` was last read from the presenter.
+    private var presenterNamedAt: Double?
 
     init(window: KioskWindow, clock: HostClock, service: ServiceLink, observers: [FrameObserver], input: InputSource?,
          eventHandler: HostEventHandler?, onCommit: @escaping (KioskOutput) -> Void) {
@@ -147,7 +149,13 @@ final class FrameLoop {
         if let eventHandler {
             let v = viewport
             facts.display = window.waitingForDisplay ? .none : sleeper?.isAsleep == true ? .asleep : .on
-            facts.presenter = window.presenter.name     // (a DRM flip method can fall back)
+            // The presenter's name can change (a DRM flip method falling back to the next): read
+            // again at most once a second, not built every pass.
+            let now = clock.now()
+            if presenterNamedAt.map({ now - $0 >= 1 }) ?? true {
+                facts.presenter = window.presenter.name
+                presenterNamedAt = now
+            }
             (facts.outputWidth, facts.outputHeight, facts.rotation) = (v.outputWidth, v.outputHeight, v.rotation.degrees)
             eventHandler.hostShown(facts)
         }
