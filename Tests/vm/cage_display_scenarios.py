@@ -10,7 +10,6 @@ wlroots' device monitor). The connector is forced from sysfs and followed by a d
 
 Usage: cage_display_scenarios.py [--gpu virtio] [--only NAME,...] [--accel tcg|kvm|auto] [--shots DIR]
 """
-import json
 import os
 import re
 import sys
@@ -18,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import CHANGE_TIMEOUT, STOP_TIMEOUT, check, scenario_main, settle, start_udevd  # noqa: E402
-from display_hotplug_scenarios import CONNECTOR, IDLE_SECONDS, cpu_over, restore_connector, sh, wait_log  # noqa: E402
+from display_hotplug_scenarios import CONNECTOR, IDLE_SECONDS, cpu_over, scenario, sh, wait_log  # noqa: E402
 
 NOBODY = 65534
 WAITING = r"the compositor has no output \(no display connected\); waiting for one"
@@ -220,16 +219,6 @@ def cpu_of(run, name, seconds):
     out = sh(run, f"pid=$(pidof {name} | cut -d' ' -f1); awk '{{print $14+$15}}' /proc/$pid/stat; sleep {seconds}; "
                   "awk '{print $14+$15}' /proc/$pid/stat", timeout=seconds + 60).split()
     return int(out[1]) - int(out[0])
-
-
-def scenario(f):
-    def run_it(run):
-        try:
-            f(run)
-        finally:
-            restore_connector(run)
-    run_it.__name__, run_it.__doc__ = f.__name__, f.__doc__
-    return run_it
 
 
 SCENARIOS = {f.__name__: scenario(f) for f in (off_at_start, output_lost, other_mode)}

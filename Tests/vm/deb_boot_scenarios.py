@@ -260,25 +260,35 @@ def watchdog(b):
           f"(NRestarts {s['NRestarts']}), page back {want} {back:.1f} s after the kill")
 
 
-def display_off_at_boot(b, started_host):
-    """The connector off from boot: READY=1 with a waiting STATUS, no failure and no restart in
-    60 s; switched on (and the drm change event, which this driver does not send for a forced
-    status): the page, from the same process, the unit never failed."""
+CONNECTOR_STATUS = "/sys/class/drm/card0-Virtual-1/status"
+
+
+def waited_with_display_off(b):
+    """The unit booted with the connector off: active (READY=1) with a STATUS that says it
+    waits for a display, then DISPLAY_OFF_SECONDS with no failure and no restart. Returns (the
+    unit's main PID, the kiosk's PID)."""
     b.vm.connect_agent()
     s = b.wait_active(PAGE_TIMEOUT)
-    connector = "/sys/class/drm/card0-Virtual-1/status"
-    state = b.sh(f"cat {connector}")[1].strip()
+    state = b.sh(f"cat {CONNECTOR_STATUS}")[1].strip()
     check(state == "disconnected", f"the connector is {state!r} at boot, not disconnected (video=Virtual-1:d)")
     status = b.show("StatusText")["StatusText"]
     check("waiting for a display" in status, f"the unit's STATUS does not say it waits for a display: {status!r}")
     b.log(f"info: {b.name}: active (READY=1) with the display off; STATUS: {status}")
-    pid = s["MainPID"]
+    pid, kiosk = s["MainPID"], b.kiosk_pid()
     time.sleep(DISPLAY_OFF_SECONDS)
     s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
     check(s["ActiveState"] == "active" and s["MainPID"] == pid and s["NRestarts"] == "0",
           f"{DISPLAY_OFF_SECONDS} s with the display off: {s} (main PID was {pid})\n{b.journal()[-2000:]}")
+    return pid, kiosk
+
+
+def display_off_at_boot(b, started_host):
+    """The connector off from boot: READY=1 with a waiting STATUS, no failure and no restart in
+    60 s; switched on (and the drm change event, which this driver does not send for a forced
+    status): the page, from the same process, the unit never failed."""
+    pid, _ = waited_with_display_off(b)
     started = time.monotonic()
-    rc, _, err = b.sh(f"echo on > {connector} && echo change > /sys/class/drm/card0/uevent")
+    rc, _, err = b.sh(f"echo on > {CONNECTOR_STATUS} && echo change > /sys/class/drm/card0/uevent")
     check(rc == 0, f"switching the connector on: {err}")
     image, _ = b.vm.wait_image(b.page, CHANGE_TIMEOUT, f"{b.name}: the page after the display came on")
     b.shot(image, "page-after-display-on")
@@ -297,24 +307,12 @@ def cage_display_off_at_boot(b, started_host):
     waits for one (READY=1 with a waiting STATUS, one line), no failure and no restart in 60 s;
     the connector on (with the HOTPLUG=1 wlroots needs, see cage_display_scenarios.py): the
     page, from the same processes, the unit never failed."""
-    b.vm.connect_agent()
-    s = b.wait_active(PAGE_TIMEOUT)
-    connector = "/sys/class/drm/card0-Virtual-1/status"
-    state = b.sh(f"cat {connector}")[1].strip()
-    check(state == "disconnected", f"the connector is {state!r} at boot, not disconnected (video=Virtual-1:d)")
-    status = b.show("StatusText")["StatusText"]
-    check("waiting for a display" in status, f"the unit's STATUS does not say it waits for a display: {status!r}")
-    b.log(f"info: {b.name}: active (READY=1) with the display off; STATUS: {status}")
-    pid, kiosk = s["MainPID"], b.kiosk_pid()
-    time.sleep(DISPLAY_OFF_SECONDS)
-    s = b.show("ActiveState", "MainPID", "NRestarts", "Result")
-    check(s["ActiveState"] == "active" and s["MainPID"] == pid and s["NRestarts"] == "0",
-          f"{DISPLAY_OFF_SECONDS} s with the display off: {s} (main PID was {pid})\n{b.journal()[-2000:]}")
+    pid, kiosk = waited_with_display_off(b)
     rc, _, err = b.sh("mkdir -p /run/udev/rules.d && echo '" + HOTPLUG_RULE + "' > /run/udev/rules.d/99-dmk-test-hotplug.rules"
                       " && udevadm control --reload")
     check(rc == 0, f"the test's hotplug rule: {err}")
     started = time.monotonic()
-    rc, _, err = b.sh(f"echo on > {connector} && echo change > /sys/class/drm/card0/uevent")
+    rc, _, err = b.sh(f"echo on > {CONNECTOR_STATUS} && echo change > /sys/class/drm/card0/uevent")
     check(rc == 0, f"switching the connector on: {err}")
     image, _ = b.vm.wait_image(b.page, CHANGE_TIMEOUT, f"{b.name}: the page after the display came on")
     took = time.monotonic() - started
@@ -349,7 +347,7 @@ def cage_output_lost(b):
                                                f"{b.show('StatusText')}")
             time.sleep(0.5)
         started = time.monotonic()
-        rc, _, err = b.sh(f"echo on > {connector} && echo change > /sys/class/drm/card0/uevent")
+        rc, _, err = b.sh(f"echo on > {CONNECTOR_STATUS} && echo change > /sys/class/drm/card0/uevent")
         check(rc == 0, f"switching the connector on: {err}")
         image, _ = b.vm.wait_image(b.page, CHANGE_TIMEOUT, f"{b.name}: the page after the display came back")
         b.shot(image, f"page-after-loss-{round}")

@@ -39,7 +39,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CHANGE_TIMEOUT, check, scenario_main, start_udevd  # noqa: E402
+from harness import CHANGE_TIMEOUT, check, scenario_main  # noqa: E402
 
 CONNECTOR = "/sys/class/drm/card0-Virtual-1"
 IDLE_SECONDS = 5
@@ -102,14 +102,10 @@ def tap_original(run, size, xr, yr, appearance, colour, what):
 
 
 def start_waiting(run, *args):
-    """Starts the kiosk as `Run.start` does, but with no page to wait for: until its log says
-    it waits for a display."""
-    start_udevd(run)
-    log = run.vm.guest_out(f"{run.name}.kiosk.log")
-    run.vm.agent.call("start", name="kiosk", args=run.kiosk_argv(*args),
-                      env={"SDL_VIDEODRIVER": "kmsdrm", "DARKMODE_KIOSK_TIMING": "1"}, log=log)
-    run.app = True
-    wait_log(run, r"no connected display; waiting for one", "the kiosk started without a display", timeout=180)
+    """Starts the kiosk as `Run.start` does, but with no page to wait for: until its state
+    says no display is connected."""
+    run.launch(*args)
+    run.wait_state(lambda s: s.get("display") == "none", "the kiosk started without a display", timeout=180)
 
 
 def started_without_display(run):
@@ -145,7 +141,7 @@ def off_on_while_running(run):
     run.save_prefs("light")
     run.start(expect=run.kiosk.light)
     connector(run, "off")
-    wait_log(run, r"the display was disconnected", "the connector off")
+    run.wait_state(lambda s: s.get("display") == "none", "the connector off")
     time.sleep(1)
     ticks, switches, hz = cpu_over(run, IDLE_SECONDS)
     run.log(f"info: {run.vm.gpu} {run.name}: display off, ambient animation on, over {IDLE_SECONDS} s: "
@@ -174,7 +170,7 @@ def hotplug_burst(run):
     connectors are read once, the CPU stays bounded, the page stays."""
     run.save_prefs("light")
     run.start("--reduce-motion", expect=run.kiosk.light)
-    burst = f"i=0; while [ $i -lt 50 ]; do echo change > /sys/class/drm/card0/uevent; i=$((i+1)); done;"
+    burst = "i=0; while [ $i -lt 50 ]; do echo change > /sys/class/drm/card0/uevent; i=$((i+1)); done;"
     ticks, switches, hz = cpu_over(run, 3, during=burst)
     wait_log(run, RESCAN, "the burst's rescan")
     time.sleep(1)
@@ -247,6 +243,28 @@ def first_page_no_modeset(run):
           f"a SETCRTC (line {first_setcrtc}) came before the first page's commit (line {atomics[0]})")
 
 
+def reconnect_at_800x600(run, what):
+    """The connector off, the display made 800x600 (a VNC viewer's SetDesktopSize: virtio-gpu
+    gives the guest a new preferred mode with a real HOTPLUG=1), on again: returns the
+    screendump once the light page fills the 800x600 output (the state says so too)."""
+    connector(run, "off")
+    run.wait_state(lambda s: s.get("display") == "none", "the connector off")
+    rescans = len(re.findall(RESCAN, run.log_text()))
+    run.vm.set_display_size(800, 600)
+    # virtio-gpu's own HOTPLUG=1 for the new size (the connector, forced off, lists no modes).
+    wait_log(run, RESCAN, "the hot-plug event of the resize", count=rescans + 1)
+    started = time.monotonic()
+    connector(run, "on")
+    run.wait_state(lambda s: s.get("display") == "on" and (s["output"]["width"], s["output"]["height"]) == (800, 600),
+                   "the 800x600 mode after the reconnect")
+    image, _ = run.vm.wait_image(lambda im: (im.width, im.height) == (800, 600)
+                                 and all(c == run.kiosk.light for c in im.corners()), CHANGE_TIMEOUT,
+                                 f"the {what} at 800x600")
+    run.log(f"info: {run.vm.gpu} {run.name}: connector on (800x600 now) to the {what} {time.monotonic() - started:.1f} s")
+    run.shot(image, what.replace(" ", "-") + "-800x600")
+    return image
+
+
 def other_mode_after_reconnect(run):
     """While the connector is off, the display becomes an 800x600 one (a VNC viewer's
     SetDesktopSize: virtio-gpu gives the guest a new preferred mode with a real HOTPLUG=1); on
@@ -254,20 +272,7 @@ def other_mode_after_reconnect(run):
     xr, yr = touch(run)
     run.save_prefs("light")
     run.start(expect=run.kiosk.light)
-    connector(run, "off")
-    wait_log(run, r"the display was disconnected", "the connector off")
-    rescans = len(re.findall(RESCAN, run.log_text()))
-    run.vm.set_display_size(800, 600)
-    # virtio-gpu's own HOTPLUG=1 for the new size (the connector, forced off, lists no modes).
-    wait_log(run, RESCAN, "the hot-plug event of the resize", count=rescans + 1)
-    started = time.monotonic()
-    connector(run, "on")
-    wait_log(run, r"display connected: .* 800x600", "the 800x600 mode after the reconnect")
-    image, _ = run.vm.wait_image(lambda im: (im.width, im.height) == (800, 600)
-                                 and all(c == run.kiosk.light for c in im.corners()), CHANGE_TIMEOUT,
-                                 "the page at 800x600")
-    run.log(f"info: {run.vm.gpu} {run.name}: connector on (800x600 now) to the 800x600 page {time.monotonic() - started:.1f} s")
-    run.shot(image, "800x600")
+    reconnect_at_800x600(run, "page")
     tap_original(run, (800, 600), xr, yr, "dark", run.kiosk.dark, "tap at the new centre")
     run.stop()
 
@@ -279,19 +284,7 @@ def rotated_other_mode(run):
     xr, yr = touch(run)
     run.save_prefs("light")
     run.start("--rotate", "90", expect=run.kiosk.light)
-    connector(run, "off")
-    wait_log(run, r"the display was disconnected", "the connector off")
-    rescans = len(re.findall(RESCAN, run.log_text()))
-    run.vm.set_display_size(800, 600)
-    wait_log(run, RESCAN, "the hot-plug event of the resize", count=rescans + 1)
-    started = time.monotonic()
-    connector(run, "on")
-    wait_log(run, r"display connected: .* 800x600", "the 800x600 mode after the reconnect")
-    image, _ = run.vm.wait_image(lambda im: (im.width, im.height) == (800, 600)
-                                 and all(c == run.kiosk.light for c in im.corners()), CHANGE_TIMEOUT,
-                                 "the rotated page at 800x600")
-    run.log(f"info: {run.vm.gpu} {run.name}: connector on (800x600 now) to the rotated page {time.monotonic() - started:.1f} s")
-    run.shot(image, "rotated-800x600")
+    image = reconnect_at_800x600(run, "rotated page")
     w, h = 800, 600
     px, py = run.kiosk.centre(run.kiosk.layout(h, w)["toggle"])     # the portrait page, 600x800
     screen = (w - py, px)                                           # turned clockwise

@@ -126,10 +126,9 @@ class Run:
     def kiosk_argv(self, *args):
         return [self.guest_binary, "run", "--scale", "1", "--prefs", self.prefs_guest(), *args]
 
-    def start(self, *args, env=None, expect=None, argv=None):
-        """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file; or `argv`,
-        e.g. a compositor running it) and waits for its first page: every corner `expect` (a
-        page colour). Returns (that screendump, the top-left corners seen before it)."""
+    def launch(self, *args, env=None, argv=None):
+        """Starts the kiosk (kmsdrm, --scale 1, this scenario's preferences file, its state
+        file; or `argv`, e.g. a compositor running it) and returns at once."""
         log = self.vm.guest_out(f"{self.name}.kiosk.log")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.vm.host_out(f"{self.name}.state.json"))
@@ -140,8 +139,13 @@ class Run:
                        "DARKMODE_KIOSK_STATE_FILE": self.vm.guest_out(f"{self.name}.state.json")}
         environment.update(env or {})
         self.vm.agent.call("start", name="kiosk", args=argv or self.kiosk_argv(*args), env=environment, log=log)
-        started = time.monotonic()
         self.app = True
+
+    def start(self, *args, env=None, expect=None, argv=None):
+        """`launch`, then waits for the kiosk's first page: every corner `expect` (a page
+        colour). Returns (that screendump, the top-left corners seen before it)."""
+        self.launch(*args, env=env, argv=argv)
+        started = time.monotonic()
         seen = []
 
         def first_page(image):
