@@ -190,66 +190,17 @@ public final class MQTTClient: @unchecked Sendable {
         var fds = [pollfd(fd: thread.wakeDescriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: -1, events: 0, revents: 0)]
         var attempted = false
         while !thread.stopping {
-            var now = MonotonicClock.seconds()
-            if !connected && attemptStartedAt == nil && now >= retryAt {
-                attemptError = nil
-                // Non-blocking: the TCP connection and the TLS handshake go on in the poll below
-                // (only the host name's lookup blocks, on this thread); the CONNACK arrives as
-                // `connected(rc:)`. A reconnect closes what is left of the last attempt's socket.
-                let rc = attempted ? mosquitto_reconnect_async(m)
-                    : mosquitto_connect_async(m, options.settings.broker.host, Int32(options.settings.broker.port), 30)
-                attempted = true
-                if rc == MOSQ_ERR_SUCCESS.rawValue {
-                    attemptStartedAt = now
-                    attemptErrno = Self.connectionErrno(errno)
-                } else {
-                    failed(reason: reason(rc))
-                }
-            }
-            now = MonotonicClock.seconds()
-            if let started = attemptStartedAt, now - started >= Self.connectTimeout {
-                abandonAttempt()
-                failed(reason: "no answer within \(Int(Self.connectTimeout)) s (\(stallDetail(m)))")
-            }
+            attemptIfDue(m, attempted: &attempted)
             if let u = unposted, commands.post(u) { unposted = nil }
             if connected { publishStateIfNew() }
             let active = connected || attemptStartedAt != nil
             let sock = active ? mosquitto_socket(m) : -1
             fds[1] = pollfd(fd: sock, events: sock >= 0 ? Int16(POLLIN) | (mosquitto_want_write(m) ? Int16(POLLOUT) : 0) : 0, revents: 0)
-            var timeout: Int32 = 1000
-            if !active { timeout = Self.milliseconds(until: retryAt) }
-            if let started = attemptStartedAt { timeout = min(timeout, Self.milliseconds(until: started + Self.connectTimeout)) }
-            if unposted != nil { timeout = min(timeout, 10) }
-            let n = poll(&fds, 2, timeout)
+            let n = poll(&fds, 2, pollTimeout(active: active))
             if n < 0 && errno != EINTR { break }
             if fds[0].revents & Int16(POLLIN) != 0 { thread.drainWake() }
             guard sock >= 0 else { continue }
-            // While connecting, any readiness (writable included) moves the TLS handshake on:
-            // libmosquitto does that step in loop_read.
-            let connecting = !connected && attemptStartedAt != nil
-            if connecting, fds[1].revents & Int16(POLLERR | POLLHUP) != 0 {
-                // The TCP connection failed (refused, unreachable) or was closed while TLS was
-                // being set up: libmosquitto's TLS step would only try again, so say it here.
-                abandonAttempt()
-                failed(reason: Self.socketError(sock) ?? attemptErrno.map { String(cString: strerror($0)) }
-                       ?? "the broker closed the connection")
-                continue
-            }
-            if fds[1].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || (connecting && fds[1].revents != 0) {
-                errno = 0
-                let rc = mosquitto_loop_read(m, 1)
-                if connecting, let e = Self.connectionErrno(errno) { attemptErrno = e }
-                if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
-            }
-            if mosquitto_socket(m) >= 0, connected || attemptStartedAt != nil,
-               fds[1].revents & Int16(POLLOUT) != 0 || mosquitto_want_write(m) {
-                let rc = mosquitto_loop_write(m, 1)
-                if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
-            }
-            if mosquitto_socket(m) >= 0, connected {
-                let rc = mosquitto_loop_misc(m)
-                if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue { lost(reason(rc)) }
-            }
+            service(m, socket: sock, revents: fds[1].revents)
         }
         if connected {
             stopCleanly(m)
@@ -257,6 +208,71 @@ public final class MQTTClient: @unchecked Sendable {
             log("mqtt: stopping with the connection to \(options.settings.broker.url) unfinished after "
                 + "\(Self.seconds(MonotonicClock.seconds() - started)) (\(stallDetail(m))); not waiting for it")
             abandonAttempt()
+        }
+    }
+
+    /// A connection attempt when one is due (not connected, none under way, the backoff's time
+    /// come), and the end of one that took longer than `connectTimeout`.
+    private func attemptIfDue(_ m: OpaquePointer, attempted: inout Bool) {
+        let now = MonotonicClock.seconds()
+        if !connected && attemptStartedAt == nil && now >= retryAt {
+            attemptError = nil
+            // Non-blocking: the TCP connection and the TLS handshake go on in the poll
+            // (only the host name's lookup blocks, on this thread); the CONNACK arrives as
+            // `connected(rc:)`. A reconnect closes what is left of the last attempt's socket.
+            let rc = attempted ? mosquitto_reconnect_async(m)
+                : mosquitto_connect_async(m, options.settings.broker.host, Int32(options.settings.broker.port), 30)
+            attempted = true
+            if rc == MOSQ_ERR_SUCCESS.rawValue {
+                attemptStartedAt = now
+                attemptErrno = Self.connectionErrno(errno)
+            } else {
+                failed(reason: reason(rc))
+            }
+        }
+        if let started = attemptStartedAt, MonotonicClock.seconds() - started >= Self.connectTimeout {
+            abandonAttempt()
+            failed(reason: "no answer within \(Int(Self.connectTimeout)) s (\(stallDetail(m)))")
+        }
+    }
+
+    /// The poll's bound: a second while connected (libmosquitto's keep-alive), the next retry
+    /// while idle, the attempt's timeout, 10 ms while a command waits for room in the mailbox.
+    private func pollTimeout(active: Bool) -> Int32 {
+        var timeout: Int32 = active ? 1000 : Self.milliseconds(until: retryAt)
+        if let started = attemptStartedAt { timeout = min(timeout, Self.milliseconds(until: started + Self.connectTimeout)) }
+        if unposted != nil { timeout = min(timeout, 10) }
+        return timeout
+    }
+
+    /// The socket's readiness handed to libmosquitto: the read (the TLS handshake's steps while
+    /// connecting), the write, the keep-alive; a connection that failed or dropped said once.
+    private func service(_ m: OpaquePointer, socket sock: Int32, revents: Int16) {
+        // While connecting, any readiness (writable included) moves the TLS handshake on:
+        // libmosquitto does that step in loop_read.
+        let connecting = !connected && attemptStartedAt != nil
+        if connecting, revents & Int16(POLLERR | POLLHUP) != 0 {
+            // The TCP connection failed (refused, unreachable) or was closed while TLS was
+            // being set up: libmosquitto's TLS step would only try again, so say it here.
+            abandonAttempt()
+            failed(reason: Self.socketError(sock) ?? attemptErrno.map { String(cString: strerror($0)) }
+                   ?? "the broker closed the connection")
+            return
+        }
+        if revents & Int16(POLLIN | POLLERR | POLLHUP) != 0 || (connecting && revents != 0) {
+            errno = 0
+            let rc = mosquitto_loop_read(m, 1)
+            if connecting, let e = Self.connectionErrno(errno) { attemptErrno = e }
+            if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
+        }
+        if mosquitto_socket(m) >= 0, connected || attemptStartedAt != nil,
+           revents & Int16(POLLOUT) != 0 || mosquitto_want_write(m) {
+            let rc = mosquitto_loop_write(m, 1)
+            if rc != MOSQ_ERR_SUCCESS.rawValue { lost(reason(rc)) }
+        }
+        if mosquitto_socket(m) >= 0, connected {
+            let rc = mosquitto_loop_misc(m)
+            if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue { lost(reason(rc)) }
         }
     }
 
