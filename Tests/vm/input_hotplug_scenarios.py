@@ -172,13 +172,8 @@ class HotplugRun(Run):
         check(len(out) == 2 and (int(out[1]) > 0 if want is None else int(out[1]) == want),
               f"the plugged USB tablet ({out}) was not opened by the kiosk as before ({want} descriptors){self.kiosk_log()}")
         if want is None:
-            # The reader's line (written on its thread as it opens the device), not the state
-            # file: in unplug_mid_gesture a tablet plugged right after the start reached the
-            # state only with the next input (stop 48's note; not understood yet).
-            deadline = time.monotonic() + timeout
-            while 'USB Tablet" (' not in self.log_text():
-                check(time.monotonic() < deadline, f"the kiosk did not name the USB tablet{self.kiosk_log()}")
-                time.sleep(0.05)
+            self.wait_state(lambda s: self.device_count(s, "USB Tablet", "open", contains=True) > 0,
+                            "the kiosk opened the USB tablet", timeout=timeout)
             # Both SDL (with udev) and the reader may take a moment: count once all have it.
             time.sleep(1.0)
             out = self.sh(f"{self.HELD.replace('PID', str(pid))} echo $node $held").split()

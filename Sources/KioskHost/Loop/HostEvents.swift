@@ -84,7 +84,12 @@ public struct HostEventPoster: Sendable {
     public func wake() -> Bool {
         var event = SDL_Event()
         event.type = eventType
-        return SDL_PushEvent(&event) == 1
+        guard SDL_PushEvent(&event) == 1 else { return false }
+        // SDL runs its event watches (`IdleWait`'s among them) before the event is in its
+        // queue: a loop the watch woke could look, find nothing yet, and sleep on. Once it is
+        // in the queue, the idle wait is woken again.
+        IdleWait.eventQueued()
+        return true
     }
 
     /// Registers one user event type with SDL (after SDL_Init); nil when SDL has none left.

@@ -126,7 +126,7 @@ enum QuitSignal {
         var received: Int32 = 0
         var previousTerm: Handler?
         var previousInt: Handler?
-        /// An eventfd the handler writes to (the idle wait's, `IdleWait`), -1: none. SDL turns
+        /// An eventfd the handler writes to (the idle wait's, `IdleWait`; also written after each of our events is queued, `IdleWait.eventQueued`), -1: none. SDL turns
         /// the signal into SDL_QUIT only when it next pumps; a signal that lands on another
         /// thread would not end a `poll` of the main thread without it.
         var wake: Int32 = -1

@@ -46,6 +46,19 @@ final class IdleWait {
         wake.deallocate()
     }
 
+    /// After an event of ours is in SDL's queue (`HostEventPoster.wake`), from any thread: the
+    /// poll woken once more. SDL calls the watch below before it adds the event, so the watch's
+    /// wake-up alone could come too early: the loop polled SDL's queue, found it empty and slept
+    /// without a timeout (beside libinput or the evdev reader) until the next input — found in
+    /// Tests/vm's unplug_mid_gesture, where a tablet plugged at rest reached the loop only with
+    /// its first press.
+    static func eventQueued() {
+        let fd = QuitSignal.state.pointee.wake
+        guard fd >= 0 else { return }
+        var one: UInt64 = 1
+        _ = write(fd, &one, 8)
+    }
+
     /// Any event added to SDL's queue, from any thread: wake the poll (SDL's own poll sentinel
     /// aside, which every `SDL_PollEvent` adds).
     private static let watch: SDL_EventFilter = { data, event in
