@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CHANGE_TIMEOUT, STOP_TIMEOUT, check, scenario_main, settle, start_udevd  # noqa: E402
+from harness import CHANGE_TIMEOUT, STOP_TIMEOUT, check, scenario_main, settle, start_seatd, start_udevd, stop_seatd  # noqa: E402
 from display_hotplug_scenarios import CONNECTOR, IDLE_SECONDS, cpu_over, scenario, sh, wait_log  # noqa: E402
 
 NOBODY = 65534
@@ -39,14 +39,6 @@ def hotplug_rule(run):
             "&& udevadm control --reload")
 
 
-def seatd(run):
-    """seatd for user nobody, its socket there, and nobody's runtime folder."""
-    run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"],
-                      log=run.vm.guest_out(f"{run.name}.seatd.log"))
-    sh(run, "i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; "
-            f"test -S /run/seatd.sock && mkdir -p -m 0700 /run/user/{NOBODY} && chown {NOBODY}:{NOBODY} /run/user/{NOBODY}")
-
-
 def cage_argv(run, *args):
     return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
             "env", f"HOME=/run/user/{NOBODY}", f"XDG_RUNTIME_DIR=/run/user/{NOBODY}", "LIBSEAT_BACKEND=seatd",
@@ -61,7 +53,7 @@ def prepare(run, saved):
     xr = yr = (0, 4095)
     run.device("touch", "multitouch", xr, yr, label="dmk-cage-touch")
     settle(run)
-    seatd(run)
+    start_seatd(run)
     run.save_prefs(saved)
     os.chmod(run.prefs_host(), 0o666)
     return xr, yr
@@ -112,8 +104,8 @@ def off_at_start(run):
     """cage started with the connector off (wlroots makes no output): the kiosk waits (one
     line, 0 CPU over 5 s, cage still running); the connector on: the saved (dark) page full
     screen, and a tap at the Original's centre switches it."""
-    xr, yr = prepare(run, "dark")
     try:
+        xr, yr = prepare(run, "dark")
         connector(run, "off")
         start_cage(run)
         wait_log(run, WAITING, "the kiosk under cage without an output", timeout=180)
@@ -134,7 +126,7 @@ def off_at_start(run):
         tap_original(run, run.mode, xr, yr, "light", run.kiosk.light, "tap after connect")
         stop_cage(run)
     finally:
-        run.vm.agent.call("kill", name="seatd")
+        stop_seatd(run)
 
 
 def cage_ends(run, what):
@@ -163,8 +155,8 @@ def output_lost(run):
     (as the unit's Restart=always does) with the connector still off: the kiosk waits; the
     saved mode is changed meanwhile (the preferences file rewritten); the connector on: the
     page in the new mode (drawn after the return), and a tap switches it."""
-    xr, yr = prepare(run, "light")
     try:
+        xr, yr = prepare(run, "light")
         start_cage(run)
         page(run, run.kiosk.light, run.mode, "the first page under cage", timeout=240)
         connector(run, "off")
@@ -182,7 +174,7 @@ def output_lost(run):
         tap_original(run, run.mode, xr, yr, "light", run.kiosk.light, "tap after reconnect")
         stop_cage(run)
     finally:
-        run.vm.agent.call("kill", name="seatd")
+        stop_seatd(run)
 
 
 def other_mode(run):
@@ -190,8 +182,8 @@ def other_mode(run):
     mode) while cage runs: cage 0.1.4 keeps the mode it set (the screen stays 1280x800, the
     page on it). Reconnected (the output off: cage ends; started again: it takes the new
     preferred mode): the page laid out for 800x600, a tap at the Original's new centre switches it."""
-    xr, yr = prepare(run, "light")
     try:
+        xr, yr = prepare(run, "light")
         start_cage(run)
         page(run, run.kiosk.light, run.mode, "the first page under cage", timeout=240)
         run.vm.set_display_size(800, 600)
@@ -212,7 +204,7 @@ def other_mode(run):
         tap_original(run, (800, 600), xr, yr, "dark", run.kiosk.dark, "tap at the new centre")
         stop_cage(run)
     finally:
-        run.vm.agent.call("kill", name="seatd")
+        stop_seatd(run)
 
 
 def cpu_of(run, name, seconds):

@@ -96,6 +96,7 @@ class Run:
         self.devices = []
         self.labels = []                # the devices' names, as the kiosk's log names them
         self.udevd = False
+        self.seatd = False   # start_seatd / stop_seatd
 
     # Files of the results share, by scenario.
     def prefs_guest(self):
@@ -275,6 +276,52 @@ def start_udevd(run):
                                       "udevadm trigger --action=add; }; udevadm settle -t 60", timeout=120, within=150)
     check(out["rc"] == 0, f"udevd in the guest: {out['err']}")
     run.udevd = True
+
+
+SEATD_SOCKET = "/run/seatd.sock"
+
+
+def start_seatd(run):
+    """seatd for user nobody (cage runs as nobody: it refuses root), its socket there, and
+    nobody's runtime folder. A socket left by an earlier seatd is removed first, so the wait
+    below sees this one's (seatd removes a leftover itself, but only once it runs: a wait that
+    saw the old file went on too early). When the socket does not come, the message says
+    whether seatd still runs and what it logged (CI once waited 30 s for it in vain, with
+    nothing to go on)."""
+    stop_seatd(run)   # one a failed scenario left
+    run.vm.agent.call("sh", cmd=f"rm -f {SEATD_SOCKET}")
+    log = f"{run.name}.seatd.log"
+    run.seatd = True
+    run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"], log=run.vm.guest_out(log))
+    out = run.vm.agent.call("sh", cmd=f"i=0; while [ ! -S {SEATD_SOCKET} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; "
+                                      f"test -S {SEATD_SOCKET}", timeout=60, within=90)
+    if out["rc"] != 0:
+        rc = run.vm.agent.call("wait", name="seatd", timeout=0)["rc"]
+        state = "still runs" if rc is None else f"ended with status {rc}"
+        processes = run.vm.agent.call("sh", cmd="ps -eo pid,stat,etimes,args | grep -E 'seatd|cage|darkmode' | grep -v grep")["out"]
+        check(False, f"seatd's socket did not appear in 30 s; seatd {state}; its log: {read_host(run, log)!r}; "
+                     f"processes: {processes!r}")
+    out = run.vm.agent.call("sh", cmd="mkdir -p -m 0700 /run/user/65534 && chown 65534:65534 /run/user/65534")
+    check(out["rc"] == 0, f"nobody's runtime folder: {out['err']}")
+
+
+def stop_seatd(run):
+    """SIGTERM (seatd removes its socket and puts the VT back), SIGKILL after 10 s; nothing
+    when it was never started (a scenario that failed before)."""
+    if not run.seatd:
+        return
+    run.seatd = False
+    run.vm.agent.call("signal", name="seatd", signal=15)
+    if run.vm.agent.call("wait", name="seatd", timeout=10, within=25)["rc"] is None:
+        run.vm.agent.call("kill", name="seatd")
+
+
+def read_host(run, name):
+    try:
+        with open(run.vm.host_out(name), errors="replace") as f:
+            return f.read()[-2000:]
+    except OSError as error:
+        return f"(unreadable: {error})"
 
 
 def settle(run):

@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, check, scenario_main, settle, start_udevd  # noqa: E402
+from harness import CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, check, scenario_main, settle, start_seatd, start_udevd, stop_seatd  # noqa: E402
 
 
 # --- scenarios -------------------------------------------------------------------------------
@@ -412,13 +412,7 @@ def cage_seatd(run):
     xr = yr = (0, 4095)
     run.device("touch", "multitouch", xr, yr, label="dmk-cage-touch")
     settle(run)
-    run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"],
-                      log=run.vm.guest_out(f"{run.name}.seatd.log"))
-    out = run.vm.agent.call("sh", cmd="i=0; while [ ! -S /run/seatd.sock ] && [ $i -lt 300 ]; do sleep 0.1; "
-                                      "i=$((i+1)); done; ls -l /run/seatd.sock; "
-                                      "mkdir -p -m 0700 /run/user/65534 && chown 65534:65534 /run/user/65534",
-                            within=60)
-    check(out["rc"] == 0, f"seatd's socket did not appear: {out['out']} {out['err']}")
+    start_seatd(run)
     run.save_prefs("light")
     os.chmod(run.prefs_host(), 0o666)
     # The staged binary (run.guest_binary: mode 0755 in a 0755 share), which nobody can run.
@@ -441,7 +435,7 @@ def cage_seatd(run):
         run.app = None
         check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
     finally:
-        run.vm.agent.call("kill", name="seatd")
+        stop_seatd(run)
 
 
 SCENARIOS = {f.__name__: f for f in (page_at_mode, console_mode, taps_multitouch, taps_single_touch, taps_tablet,
