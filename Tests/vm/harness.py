@@ -285,24 +285,40 @@ def start_seatd(run):
     """seatd for user nobody (cage runs as nobody: it refuses root), its socket there, and
     nobody's runtime folder. A socket left by an earlier seatd is removed first, so the wait
     below sees this one's (seatd removes a leftover itself, but only once it runs: a wait that
-    saw the old file went on too early). When the socket does not come, the message says
-    whether seatd still runs and what it logged (CI once waited 30 s for it in vain, with
-    nothing to go on)."""
-    stop_seatd(run)   # one a failed scenario left
-    run.vm.agent.call("sh", cmd=f"rm -f {SEATD_SOCKET}")
-    log = f"{run.name}.seatd.log"
-    run.seatd = True
-    run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"], log=run.vm.guest_out(log))
-    out = run.vm.agent.call("sh", cmd=f"i=0; while [ ! -S {SEATD_SOCKET} ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done; "
-                                      f"test -S {SEATD_SOCKET}", timeout=60, within=90)
-    if out["rc"] != 0:
-        rc = run.vm.agent.call("wait", name="seatd", timeout=0)["rc"]
-        state = "still runs" if rc is None else f"ended with status {rc}"
-        processes = run.vm.agent.call("sh", cmd="ps -eo pid,stat,etimes,args | grep -E 'seatd|cage|darkmode' | grep -v grep")["out"]
-        check(False, f"seatd's socket did not appear in 30 s; seatd {state}; its log: {read_host(run, log)!r}; "
-                     f"processes: {processes!r}")
+    saw the old file went on too early).
+
+    CI once waited 30 s for the socket in vain (seatd still running, nothing else to go on).
+    seatd is the test's fixture, not what is tested, so a seatd whose socket does not come in
+    30 s is started once more; the first attempt's state (running or not, where it waits in
+    the kernel, its log, the processes) is printed as an info line either way, and a second
+    miss fails with the same."""
+    for attempt in (1, 2):
+        stop_seatd(run)   # one a failed scenario or attempt left
+        run.vm.agent.call("sh", cmd=f"rm -f {SEATD_SOCKET}")
+        log = f"{run.name}.seatd{'' if attempt == 1 else '-2'}.log"
+        run.seatd = True
+        run.vm.agent.call("start", name="seatd", args=["seatd", "-u", "nobody", "-l", "info"],
+                          log=run.vm.guest_out(log))
+        out = run.vm.agent.call("sh", cmd=f"i=0; while [ ! -S {SEATD_SOCKET} ] && [ $i -lt 300 ]; do sleep 0.1; "
+                                          f"i=$((i+1)); done; test -S {SEATD_SOCKET}", timeout=60, within=90)
+        if out["rc"] == 0:
+            break
+        missed = f"seatd's socket did not appear in 30 s (attempt {attempt}); {seatd_state(run, log)}"
+        check(attempt == 1, missed)
+        run.log(f"info: {run.name}: {missed}; starting seatd again")
     out = run.vm.agent.call("sh", cmd="mkdir -p -m 0700 /run/user/65534 && chown 65534:65534 /run/user/65534")
     check(out["rc"] == 0, f"nobody's runtime folder: {out['err']}")
+
+
+def seatd_state(run, log):
+    """What is known of a seatd whose socket did not come: running or not, its kernel wait
+    channel and stack, its log, the related processes."""
+    rc = run.vm.agent.call("wait", name="seatd", timeout=0)["rc"]
+    state = "seatd still runs" if rc is None else f"seatd ended with status {rc}"
+    kernel = run.vm.agent.call("sh", cmd="for p in $(pidof seatd); do echo \"$p wchan=$(cat /proc/$p/wchan)\"; "
+                                         "cat /proc/$p/stack 2>/dev/null | head -8; done")["out"]
+    processes = run.vm.agent.call("sh", cmd="ps -eo pid,stat,etimes,args | grep -E 'seatd|cage|darkmode' | grep -v grep")["out"]
+    return f"{state}; in the kernel: {kernel!r}; its log: {read_host(run, log)!r}; processes: {processes!r}"
 
 
 def stop_seatd(run):
