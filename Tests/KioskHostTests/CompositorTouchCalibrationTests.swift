@@ -40,7 +40,9 @@ import Testing
             let viaSDL = sdl.translate(calibration.apply(raw), timestamp: 0, viewport: v)
             let viaKMS = mapper.map(.touch(phase: .down, device: 3, slot: Int64(i), x: n.0, y: n.1), viewport: v)
                 .compactMap { kms.translate($0, timestamp: 0, viewport: v) }.first
-            #expect(viaSDL != nil && viaSDL?.location == viaKMS?.location, "\(rotation) at \(n): \(String(describing: viaSDL)) vs \(String(describing: viaKMS))")
+            // SDL's positions are Floats before the matrix, libinput's Doubles: within a hundredth of a pixel.
+            let same = viaSDL.flatMap { a in viaKMS.map { b in abs(a.location.x - b.location.x) < 0.01 && abs(a.location.y - b.location.y) < 0.01 } }
+            #expect(same == true, "\(rotation) at \(n): \(String(describing: viaSDL)) vs \(String(describing: viaKMS))")
         }
     }
 
@@ -114,11 +116,14 @@ import Testing
         for (i, target) in round.targets.enumerated() {
             let p = Self.panelPosition((target.outputX, target.outputY))
             let id = Int64(i)
+            // The landing, a spike, jitter either side, back: the median is the landing.
             let events: [RawPointerInput] = [
                 .finger(phase: .down, touchID: 9, fingerID: id, x: Float(p.x), y: Float(p.y)),
                 .finger(phase: .move, touchID: 9, fingerID: id, x: Float(p.x + 0.2), y: Float(p.y - 0.2)),
-                .finger(phase: .move, touchID: 9, fingerID: id, x: Float(p.x + 0.001), y: Float(p.y)),
-                .finger(phase: .up, touchID: 9, fingerID: id, x: Float(p.x), y: Float(p.y + 0.001)),
+                .finger(phase: .move, touchID: 9, fingerID: id, x: Float(p.x + 0.001), y: Float(p.y + 0.001)),
+                .finger(phase: .move, touchID: 9, fingerID: id, x: Float(p.x - 0.001), y: Float(p.y - 0.001)),
+                .finger(phase: .move, touchID: 9, fingerID: id, x: Float(p.x), y: Float(p.y)),
+                .finger(phase: .up, touchID: 9, fingerID: id, x: Float(p.x), y: Float(p.y)),
             ]
             for e in events {
                 switch fingers.take(e) {
@@ -139,8 +144,9 @@ import Testing
         let aim = v.outputPixel(fromPage: Point(300, 200))
         let p = Self.panelPosition((aim.x / Double(v.outputWidth), aim.y / Double(v.outputHeight)))
         var t = Self.translator()
-        let e = try #require(t.translate(calibration.apply(.finger(phase: .down, touchID: 9, fingerID: 0, x: Float(p.x), y: Float(p.y))),
-                                         timestamp: 0, viewport: v))
+        let landed = t.translate(calibration.apply(.finger(phase: .down, touchID: 9, fingerID: 0, x: Float(p.x), y: Float(p.y))),
+                                 timestamp: 0, viewport: v)
+        let e = try #require(landed)
         #expect(abs(e.location.x - 300) < 0.5 && abs(e.location.y - 200) < 0.5, "\(rotation): \(e.location)")
     }
 }
