@@ -25,6 +25,7 @@ true map, each press a stray reading (a spike far off) among jittered ones.
                      and no udev rule printed (the matrix is measured after cage's own), the matrix
                      within 0.01 of the panel's in a config nobody can write; then `cage --
                      darkmode-kiosk run` with it switches the page at a tap on the Original
+  under_cage_rotated the same with --rotate 90 (targets shown turned; the kiosk under cage turned)
   compositor_device  with WAYLAND_DISPLAY set, --device NAME is refused in one line (a compositor
                      gives its touch screens without their names), exit status 1, config untouched
 
@@ -256,6 +257,18 @@ def guest_sh(run, cmd, what):
 
 def under_cage(run):
     """cage -- calibrate: the targets full screen, touch as cage delivers it; the matrix (no udev rule) in nobody's config; cage -- run with it: a tap on the Original switches the page."""
+    _under_cage(run, 0)
+
+
+def under_cage_rotated(run):
+    """The same with --rotate 90 for calibrate and for the kiosk under cage."""
+    _under_cage(run, 90)
+
+
+def _under_cage(run, rotate):
+    w, h = run.mode
+    page_size = (h, w) if rotate in (90, 270) else (w, h)
+    turn = ["--rotate", str(rotate)] if rotate else []
     try:
         start_udevd(run)
         run.device("touch", "single", XR, YR, label=LABEL)
@@ -271,11 +284,11 @@ def under_cage(run):
         run.calibrate_tail = lambda: "\n--- calibrate output (cage's log):\n" + run.calibrate_log()[-3000:]
         started = time.monotonic()
         run.vm.agent.call("start", name="calibrate", log=log,
-                          args=cage_argv(run.guest_binary, "calibrate", "--config", CAGE_CONFIG, "--print"))
+                          args=cage_argv(run.guest_binary, "calibrate", "--config", CAGE_CONFIG, "--print", *turn))
         run.calibrating = True
         for n in range(1, 6):
             # cage's start (pixman, TCG) can take minutes before the first target.
-            out = wait_target(run, n, run.mode, 0, timeout=240 if n == 1 else CHANGE_TIMEOUT)
+            out = wait_target(run, n, page_size, rotate, timeout=240 if n == 1 else CHANGE_TIMEOUT)
             if n == 1:
                 run.log(f"info: {run.name}: cage -- calibrate to the first target {time.monotonic() - started:.1f} s")
                 run.shot(run.vm.screendump(), "first-target")
@@ -301,14 +314,13 @@ def under_cage(run):
         run.timings.setdefault("check point error px", []).append(error)
         # cage -- run with that config: a tap at the Original's centre switches the page.
         run.vm.agent.call("start", name="kiosk", log=run.vm.guest_out(f"{run.name}.kiosk.log"),
-                          args=cage_argv(*run.kiosk_argv("--config", CAGE_CONFIG)))
+                          args=cage_argv(*run.kiosk_argv("--config", CAGE_CONFIG, *turn)))
         run.app = True
         run.vm.wait_image(lambda im: all(c == run.kiosk.light for c in im.corners()), 240,
                           f"{run.name}: the light page under cage")
-        layout = run.kiosk.layout(*run.mode)
-        ux, uy, where = tap_point(layout, run.mode, 0)
+        layout = run.kiosk.layout(*page_size)
+        ux, uy, where = tap_point(layout, page_size, rotate)
         run.log(f"info: {run.name}: the kiosk's tap on the Original at page ({where[0]:.0f}, {where[1]:.0f}), device ({ux}, {uy})")
-        time.sleep(2)   # cage's seat gives the new client its touch focus at its first frame
         tapped = time.monotonic()
         run.vm.agent.call("tap", device="touch", x=ux, y=uy)
         run.wait_change("dark", run.kiosk.dark, "calibrated tap under cage", tapped)
@@ -321,10 +333,11 @@ def under_cage(run):
         stop_seatd(run)
 
 
-SCENARIOS = {f.__name__: f for f in (calibrate, calibrate_evdev, calibrate_rotated, under_cage, compositor_device)}
-ORDER = ["compositor_device", "calibrate_evdev", "calibrate", "calibrate_rotated", "under_cage"]
+SCENARIOS = {f.__name__: f for f in (calibrate, calibrate_evdev, calibrate_rotated, under_cage, under_cage_rotated,
+                                      compositor_device)}
+ORDER = ["compositor_device", "calibrate_evdev", "calibrate", "calibrate_rotated", "under_cage", "under_cage_rotated"]
 # cage 0.1.4's wlroots needs PRIME import, which bochs-drm lacks.
-CANNOT = {"bochs": ("under_cage",)}
+CANNOT = {"bochs": ("under_cage", "under_cage_rotated")}
 
 
 def runnable(a, gpu, wanted):
