@@ -324,6 +324,8 @@ def _under_cage(run, rotate):
         tapped = time.monotonic()
         run.vm.agent.call("tap", device="touch", x=ux, y=uy)
         run.wait_change("dark", run.kiosk.dark, "calibrated tap under cage", tapped)
+        check("applied to SDL's touch, before the turn (on top of the compositor's own calibration)" in run.log_text(),
+              f"the kiosk under cage did not say it applies input.calibration to SDL's touch{run.kiosk_log()}")
         out = run.vm.agent.call("sh", cmd=f"kill -TERM $(pidof {os.path.basename(run.guest_binary)})")
         check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
         rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]

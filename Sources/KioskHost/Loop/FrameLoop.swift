@@ -76,6 +76,10 @@ final class FrameLoop {
         // A window (development) is not the output the matrix was measured on.
         fingerCalibration = FingerCalibration(matrix: window.options.windowed ? nil : window.options.calibration,
                                               mouseTouchID: CSDL2_MOUSE_TOUCHID)
+        if input == nil, let matrix = fingerCalibration.matrix {
+            Log.info("input: input.calibration \(matrix.text) applied to SDL's touch, before the turn"
+                     + (["wayland", "x11"].contains(driver.lowercased()) ? " (on top of the compositor's own calibration)" : ""))
+        }
         sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now(),
                                 commanded: eventHandler?.controlsDisplay == true, lines: window.lines)
         let v = screen.viewport
