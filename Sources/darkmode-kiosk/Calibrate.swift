@@ -20,7 +20,8 @@ func runCalibrate(_ options: CalibrateOptions) throws(KioskError) -> Int32 {
     case .failure(let f): throw .runtime(f.message)
     }
     try CalibrationConfigFile.write(outcome.result.matrix, to: path)
-    let report = CalibrationReport(result: outcome.result, deviceName: outcome.deviceName, configPath: path, rotation: options.rotate)
+    let report = CalibrationReport(result: outcome.result, deviceName: outcome.deviceName, configPath: path, rotation: options.rotate,
+                                   underCompositor: outcome.underCompositor)
     StandardOutput.line(report.summary)
     if let written = report.written { StandardOutput.line(written) }
     if options.printResult { for line in report.printed { StandardOutput.line(line) } }

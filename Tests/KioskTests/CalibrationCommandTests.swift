@@ -116,5 +116,22 @@ import KioskEngine
         #expect(report.printed[0] == "\"input\": { \"calibration\": [0.061235, -1.04, 1, 0.97, 0.05, -0.01] }")
         #expect(report.printed[1] == "ACTION==\"add|change\", KERNEL==\"event*\", ATTRS{name}==\"Panel \\\"A\\\"\", "
                 + "ENV{LIBINPUT_CALIBRATION_MATRIX}=\"0.061235 -1.04 1 0.97 0.05 -0.01\"")
+        #expect(report.printed[2].contains("under cage applies the config's on top of the rule's"), "\(report.printed[2])")
+    }
+
+    /// Measured under a compositor: the matrix and where it went, but no udev rule (it maps the
+    /// touch after the compositor's own calibration), and the lines say so.
+    @Test func underACompositorTheReportGivesNoUdevRule() {
+        let result = CalibrationResult(matrix: Self.matrix, checkErrorPixels: 0.44, samples: [], restarts: 0)
+        let report = CalibrationReport(result: result, deviceName: "wayland_touch", configPath: "/run/k.json", rotation: .none,
+                                       underCompositor: true)
+        #expect(report.summary == "calibration of the compositor's touch (SDL's \"wayland_touch\"): "
+                + "[0.061235, -1.04, 1, 0.97, 0.05, -0.01]; check point off by 0.4 px")
+        #expect(report.written == "written to /run/k.json (input.calibration); the kiosk applies it at its next start, "
+                + "to touch, on top of the compositor's own calibration")
+        #expect(report.printed.count == 2)
+        #expect(report.printed[0] == "\"input\": { \"calibration\": [0.061235, -1.04, 1, 0.97, 0.05, -0.01] }")
+        #expect(!report.printed.contains { $0.contains("ATTRS{name}") })
+        #expect(report.printed[1].contains("so it is no udev rule"), "\(report.printed[1])")
     }
 }

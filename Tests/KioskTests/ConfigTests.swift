@@ -211,7 +211,8 @@ import Fleet
         let s = RunSettings.merge(config: try decode(#"{"input": {"calibration": [1.1, 0, -0.05, 0, 1.1, -0.05]}}"#),
                                   flags: RunOptions(), environment: ["HOME": "/home/k"])
         #expect(s.calibration == CalibrationMatrix(1.1, 0, -0.05, 0, 1.1, -0.05))
-        #expect(s.summary.contains("input calibration (KMS/DRM): [1.1, 0, -0.05, 0, 1.1, -0.05]\n"), "\(s.summary)")
+        #expect(s.summary.contains("input calibration: [1.1, 0, -0.05, 0, 1.1, -0.05] (KMS/DRM: in place of each device's LIBINPUT_CALIBRATION_MATRIX; "
+                                 + "under a compositor: touch only, on top of the compositor's)\n"), "\(s.summary)")
     }
 
     @Test func displaySleepIsRead() throws {

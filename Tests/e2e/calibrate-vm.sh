@@ -5,7 +5,9 @@
 # calibrate`'s targets (a stray reading and jitter each), the config written with its other key
 # kept and the check point's error printed, then the kiosk with that config switching the page
 # at a tap on the Original's centre; the same with the evdev reader (no udevd) and with
-# --rotate 90; refused in one line under a compositor. About 4 minutes, TCG by default. Needs
+# --rotate 90; --device refused in one line under a compositor; on virtio-gpu the same panel
+# calibrated under cage (`cage -- darkmode-kiosk calibrate`, as the cage unit runs it), then
+# `cage -- darkmode-kiosk run` with the matrix. About 6 minutes, TCG by default. Needs
 # root (Debian's kernel image is readable by root only). Screenshots go to $E2E_SHOTS.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

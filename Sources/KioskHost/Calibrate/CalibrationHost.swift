@@ -12,8 +12,9 @@ import Glibc
 /// `darkmode-kiosk calibrate` on the display: the KMS/DRM card and the presenter `run` uses on a
 /// bare console (`DrmDevice`, `DrmPresenter`: full screen, no SDL), the input readers `run` uses
 /// (`LibinputReader` with the devices' own matrices set to identity, else `EvdevReader`), and the
-/// pure round (`CalibrationRound`, drawn by `CalibrationPicture`). Under a compositor it refuses
-/// (the compositor owns the display and the devices): one line, exit status 1.
+/// pure round (`CalibrationRound`, drawn by `CalibrationPicture`, shown by `CalibrationScreen`).
+/// Under a compositor (`WAYLAND_DISPLAY` or `DISPLAY` set) the round runs in a full-screen SDL
+/// window on the compositor's touch instead (`CompositorCalibration`).
 ///
 /// Touches of one device count: `--device NAME`'s, else the first device touched. A touch
 /// screen's first finger is the press (other fingers are ignored); a tablet or absolute pointer
@@ -23,6 +24,9 @@ public enum CalibrationHost {
     public struct Outcome: Sendable {
         public var result: CalibrationResult
         public var deviceName: String
+        /// Measured under a compositor (SDL's touch, after the compositor's own matrix), not
+        /// from the device itself.
+        public var underCompositor: Bool
     }
 
     /// Why there is no calibration (one line; the command exits 1).
@@ -37,9 +41,7 @@ public enum CalibrationHost {
     public static func run(rotation: Rotation, deviceName: String?, environment env: HostEnvironment,
                            say: @escaping (String) -> Void) -> Result<Outcome, Failure> {
         if env.hasWaylandDisplay || env.hasX11Display {
-            let which = env.hasWaylandDisplay ? "WAYLAND_DISPLAY" : "DISPLAY"
-            return .failure(Failure(message: "calibrate draws on a bare KMS/DRM display, not under a compositor (\(which) is set): "
-                                    + "stop the compositor (e.g. the kiosk's cage unit) and run it from a text console"))
+            return CompositorCalibration.run(rotation: rotation, deviceName: deviceName, environment: env, say: say)
         }
         let logind = env.logind ? LogindSeat.connect() : nil
         let card: DrmDevice
@@ -88,34 +90,25 @@ public enum CalibrationHost {
 
     /// The round on the screen and the input that feeds it.
     private final class Session {
-        let presenter: DrmPresenter
-        let viewport: Viewport
-        let page: Pixmap
-        var round: CalibrationRound
+        let screen: CalibrationScreen
         let wanted: String?
-        let say: (String) -> Void
         var names: [Int64: String] = [:]
         /// The device whose touches count (chosen at its first press without `--device`).
         var chosen: Int64?
         /// The touch slot pressing now, or -1 for a pointer's button.
         var pressSlot: Int64?
         var pointer: [Int64: (x: Double, y: Double)] = [:]
-        var refused = false
 
         init(presenter: DrmPresenter, rotation: Rotation, width: Int, height: Int, deviceName: String?, say: @escaping (String) -> Void) {
-            self.presenter = presenter
-            viewport = Viewport(outputWidth: width, outputHeight: height, windowWidth: width, windowHeight: height, rotation: rotation, scale: 1)
-            page = Pixmap(width: viewport.pagePixelWidth, height: viewport.pagePixelHeight)
-            round = CalibrationRound(pageWidth: viewport.pagePixelWidth, pageHeight: viewport.pagePixelHeight, rotation: rotation)
+            let viewport = Viewport(outputWidth: width, outputHeight: height, windowWidth: width, windowHeight: height, rotation: rotation, scale: 1)
+            screen = CalibrationScreen(presenter: presenter, viewport: viewport, say: say)
             wanted = deviceName
-            self.say = say
         }
 
         func loop(reader: DeviceInputReader, wake: WakeDescriptor) -> Result<Outcome, Failure> {
             StopSignal.install()
             defer { StopSignal.restore() }
-            _ = presenter.prepare(viewport)
-            show()
+            screen.show()
             let started = MonotonicClock.seconds()
             var warnedMissing = false
             while true {
@@ -133,16 +126,6 @@ public enum CalibrationHost {
                     warnedMissing = true
                 }
             }
-        }
-
-        /// Draws the round as it stands and says which target is next.
-        private func show() {
-            CalibrationPicture.draw(round, refused: refused, into: page)
-            _ = presenter.upload([page.bounds], from: page, viewport: viewport)
-            _ = presenter.present(viewport)
-            let t = round.targets[round.index]
-            let kind = round.index == round.checkIndex ? "the check point" : "target \(round.index + 1) of \(CalibrationRound.fittedCount)"
-            say("calibrate: touch \(kind) at (\(CalibrationRound.pixels(t.pageX)), \(CalibrationRound.pixels(t.pageY))) px: the centre of the crosshair, then lift")
         }
 
         private func accepts(_ device: Int64) -> Bool {
@@ -167,23 +150,23 @@ public enum CalibrationHost {
                 if phase == .down, pressSlot == nil {
                     choose(device)
                     pressSlot = slot
-                    round.press(x: x, y: y)
+                    screen.press(x: x, y: y)
                 } else if slot == pressSlot {
-                    round.move(x: x, y: y)
+                    screen.move(x: x, y: y)
                 }
             case let .touchEnd(cancelled, device, slot):
                 guard device == chosen, slot == pressSlot else { return nil }
                 pressSlot = nil
-                if cancelled { round.cancel() } else { return released() }
+                if cancelled { screen.cancel() } else { return released() }
             case let .absoluteMotion(device, x, y):
                 pointer[device] = (x, y)
-                if device == chosen, pressSlot == -1 { round.move(x: x, y: y) }
+                if device == chosen, pressSlot == -1 { screen.move(x: x, y: y) }
             case let .button(device, code, isDown):
                 guard code == 0x110, accepts(device), let p = pointer[device] else { return nil }
                 if isDown, pressSlot == nil {
                     choose(device)
                     pressSlot = -1
-                    round.press(x: p.x, y: p.y)
+                    screen.press(x: p.x, y: p.y)
                 } else if !isDown, device == chosen, pressSlot == -1 {
                     pressSlot = nil
                     return released()
@@ -191,7 +174,7 @@ public enum CalibrationHost {
             case let .deviceRemoved(device), let .syncLost(device):
                 if device == chosen, pressSlot != nil {
                     pressSlot = nil
-                    round.cancel()
+                    screen.cancel()
                 }
             case .relativeMotion:
                 break
@@ -200,19 +183,8 @@ public enum CalibrationHost {
         }
 
         private func released() -> Outcome? {
-            guard let step = round.release() else { return nil }
-            switch step {
-            case .next:
-                refused = false
-                show()
-            case .restart(let reason):
-                refused = true
-                Log.warning("calibrate: round refused: \(reason); touch the targets again")
-                show()
-            case .done(let result):
-                return Outcome(result: result, deviceName: chosen.flatMap { names[$0] } ?? "?")
-            }
-            return nil
+            guard let result = screen.release() else { return nil }
+            return Outcome(result: result, deviceName: chosen.flatMap { names[$0] } ?? "?", underCompositor: false)
         }
     }
 }

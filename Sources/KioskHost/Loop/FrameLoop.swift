@@ -35,6 +35,8 @@ final class FrameLoop {
     /// the host started one.
     private let input: InputSource?
     private var mapper: DeviceInputMapper
+    /// Config `input.calibration` for SDL's own fingers (under a compositor; full screen only).
+    private let fingerCalibration: FingerCalibration
     /// The cursor the presenter draws now (output pixels), nil: none.
     private var shownCursor: Point?
     /// The screen's sleep (config `display.sleep`), nil when off.
@@ -71,6 +73,13 @@ final class FrameLoop {
         customEvents = eventHandler == nil ? nil : HostEventPoster.register()
         driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? "?"
         mapper = DeviceInputMapper(calibration: window.options.calibration)
+        // A window (development) is not the output the matrix was measured on.
+        fingerCalibration = FingerCalibration(matrix: window.options.windowed ? nil : window.options.calibration,
+                                              mouseTouchID: CSDL2_MOUSE_TOUCHID)
+        if input == nil, let matrix = fingerCalibration.matrix {
+            Log.info("input: input.calibration \(matrix.text) applied to SDL's touch, before the turn"
+                     + (["wayland", "x11"].contains(driver.lowercased()) ? " (on top of the compositor's own calibration)" : ""))
+        }
         sleeper = ScreenSleeper(settings: window.options.sleep, screen: screen, now: clock.now(),
                                 commanded: eventHandler?.controlsDisplay == true, lines: window.lines)
         let v = screen.viewport
@@ -387,7 +396,8 @@ final class FrameLoop {
         case SDL_FINGERDOWN.rawValue, SDL_FINGERMOTION.rawValue, SDL_FINGERUP.rawValue:
             let f = event.tfinger
             let phase: PointerPhase = type == SDL_FINGERDOWN.rawValue ? .down : type == SDL_FINGERUP.rawValue ? .up : .move
-            pointer(.finger(phase: phase, touchID: f.touchId, fingerID: f.fingerId, x: f.x, y: f.y), f.timestamp, app)
+            let raw = RawPointerInput.finger(phase: phase, touchID: f.touchId, fingerID: f.fingerId, x: f.x, y: f.y)
+            pointer(fingerCalibration.apply(raw), f.timestamp, app)
         case SDL_MOUSEBUTTONDOWN.rawValue, SDL_MOUSEBUTTONUP.rawValue:
             let b = event.button
             pointer(.mouseButton(isDown: type == SDL_MOUSEBUTTONDOWN.rawValue, which: b.which, button: b.button,

@@ -16,7 +16,8 @@ public struct HostOptions: Sendable, Equatable {
     /// Window title prefix; the app's accessibility summary follows it.
     public var titleBase: String
     /// Config `input.calibration`: applied to touch screens and absolute pointers read through
-    /// libinput (KMS/DRM), in place of their `LIBINPUT_CALIBRATION_MATRIX`; nil: none.
+    /// libinput (KMS/DRM), in place of their `LIBINPUT_CALIBRATION_MATRIX`, and to the fingers
+    /// SDL delivers (under a compositor, full screen: `FingerCalibration`); nil: none.
     public var calibration: CalibrationMatrix?
     /// Config `display.connector`: the KMS/DRM connector to show the page on (e.g. `HDMI-A-1`);
     /// nil, or when it is not connected: the first connected one.

@@ -157,7 +157,7 @@ public enum SDLHost {
     }
 
     /// Hints set at default priority, so the environment still overrides each of them.
-    private static func applyHints(_ options: HostOptions) {
+    static func applyHints(_ options: HostOptions) {
         // A kiosk must stay on screen when another window (an on-screen keyboard, a
         // notification) takes focus; SDL minimises full-screen windows on focus loss by default.
         SDL_SetHint(SDL_HINT_VIDEO_MINIMIZE_ON_FOCUS_LOSS, "0")

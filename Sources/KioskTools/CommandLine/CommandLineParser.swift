@@ -430,7 +430,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--scale", valueName: "S", help: "pixels per point (default 1)"),
     ]
     static let calibrate: [FlagSpec] = [
-        FlagSpec(name: "--device", valueName: "NAME", help: "calibrate this touch device (its name, as in /proc/bus/input/devices; default: the first one touched)"),
+        FlagSpec(name: "--device", valueName: "NAME", help: "calibrate this touch device (its name, as in /proc/bus/input/devices; default: the first one touched; KMS/DRM only)"),
         FlagSpec(name: "--print", help: "also print the config key and the udev rule line (LIBINPUT_CALIBRATION_MATRIX)"),
         FlagSpec(name: "--rotate", valueName: "0|90|180|270", help: "the page's turn the kiosk runs with (default 0)"),
         FlagSpec(name: "--config", valueName: "FILE", help: "the config file whose input.calibration is written (default /etc/darkmode-kiosk/kiosk.json)"),

@@ -40,7 +40,7 @@ public enum HelpText {
         .replay: "Run a JSON-lines input trace through the engine on a virtual clock; JSON lines on stdout.",
         .bench: "Time frames of the real renderer and page headlessly.",
         .soak: "Random interaction through the real app on a virtual clock; fails (exit 1) if memory grows or frame times drift.",
-        .calibrate: "Calibrate a touch screen on the spot (KMS/DRM, not under a compositor): touch the crosshairs; "
+        .calibrate: "Calibrate a touch screen on the spot (full screen on KMS/DRM or under cage): touch the crosshairs; "
             + "the matrix goes to the config's input.calibration, then it exits.",
     ]
 

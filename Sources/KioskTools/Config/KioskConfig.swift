@@ -42,7 +42,8 @@ import KioskSupport
 ///
 /// `input.calibration` is null (none: each device's `LIBINPUT_CALIBRATION_MATRIX`, if any) or
 /// libinput's six numbers `[a, b, c, d, e, f]` (`CalibrationMatrix`), applied on KMS/DRM to
-/// touch screens and absolute pointers in place of their udev matrix.
+/// touch screens and absolute pointers in place of their udev matrix, and under a compositor to
+/// SDL's touch (window-normalised) on top of the compositor's own matrix (`FingerCalibration`).
 ///
 /// `display.sleep` turns the screen off (KMS/DRM: the output's power; under a compositor: a
 /// black page, no frames) after `afterIdleSeconds` without input and/or inside a nightly

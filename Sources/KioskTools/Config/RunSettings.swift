@@ -35,7 +35,7 @@ public struct RunSettings: Equatable, Sendable {
     public var colorsPath: String? = nil
     /// The page's background image files (resolved paths) and fit.
     public var background = KioskConfig.Page.Background()
-    /// Config `input.calibration` (KMS/DRM touch and absolute pointers); nil: none.
+    /// Config `input.calibration` (touch screens; on KMS/DRM absolute pointers too); nil: none.
     public var calibration: CalibrationMatrix? = nil
     /// Config `display.connector` (KMS/DRM); nil: the first connected one.
     public var connector: String? = nil
@@ -124,7 +124,8 @@ public struct RunSettings: Equatable, Sendable {
             "language: " + (language ?? "from the locale environment"),
             "page background: " + (background.isEmpty ? "none (page colours only)"
                 : "light \(background.light ?? "none"), dark \(background.dark ?? "none"), fit \(background.fit.rawValue)"),
-            "input calibration (KMS/DRM): " + (calibration.map(\.text)
+            "input calibration: " + (calibration.map { $0.text + " (KMS/DRM: in place of each device's LIBINPUT_CALIBRATION_MATRIX; "
+                + "under a compositor: touch only, on top of the compositor's)" }
                 ?? "none (each device's LIBINPUT_CALIBRATION_MATRIX, if set)"),
             "screen sleep: " + sleep.summary,
         ].joined(separator: "\n") + (size.map { "\n" + layoutSummary(size: $0, scale: scale ?? 1) } ?? "")
