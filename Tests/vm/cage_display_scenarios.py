@@ -16,10 +16,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CHANGE_TIMEOUT, STOP_TIMEOUT, check, scenario_main, settle, start_seatd, start_udevd, stop_seatd  # noqa: E402
+from harness import CHANGE_TIMEOUT, cage_argv, check, scenario_main, settle, start_seatd, start_udevd, stop_cage, stop_seatd  # noqa: E402
 from display_hotplug_scenarios import CONNECTOR, IDLE_SECONDS, cpu_over, scenario, sh, wait_log  # noqa: E402
 
-NOBODY = 65534
 WAITING = r"the compositor has no output \(no display connected\); waiting for one"
 
 
@@ -39,13 +38,6 @@ def hotplug_rule(run):
             "&& udevadm control --reload")
 
 
-def cage_argv(run, *args):
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-            "env", f"HOME=/run/user/{NOBODY}", f"XDG_RUNTIME_DIR=/run/user/{NOBODY}", "LIBSEAT_BACKEND=seatd",
-            "WLR_RENDERER=pixman", "SDL_VIDEODRIVER=wayland", "DARKMODE_KIOSK_TIMING=1",
-            "cage", "--", *run.kiosk_argv(*args)]
-
-
 def prepare(run, saved):
     """udevd (with the hotplug rule), a touch panel, seatd, the saved appearance (writable by nobody)."""
     start_udevd(run)
@@ -62,7 +54,7 @@ def prepare(run, saved):
 def start_cage(run, *args):
     """cage and the kiosk in it, not waiting for anything."""
     log = run.vm.guest_out(f"{run.name}.kiosk.log")
-    run.vm.agent.call("start", name="kiosk", args=cage_argv(run, *args), log=log)
+    run.vm.agent.call("start", name="kiosk", args=cage_argv(run.kiosk_argv(*args), "DARKMODE_KIOSK_TIMING=1"), log=log)
     run.app = True
 
 
@@ -89,15 +81,6 @@ def write_prefs(run, appearance):
     side of the 9p share raises no inotify event there): the kiosk follows its preferences file."""
     path = run.prefs_guest()
     sh(run, f"printf '{{\"appearance\": \"{appearance}\"}}\\n' > {path}.tmp && chmod 666 {path}.tmp && mv {path}.tmp {path}")
-
-
-def stop_cage(run):
-    """SIGTERM to the kiosk: cage ends with it, status 0."""
-    out = run.vm.agent.call("sh", cmd=f"kill -TERM $(pidof {os.path.basename(run.guest_binary)})")
-    check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
-    rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
-    run.app = None
-    check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
 
 
 def off_at_start(run):

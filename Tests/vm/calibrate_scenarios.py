@@ -39,7 +39,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CHANGE_TIMEOUT, STOP_TIMEOUT, check, scenario_main, settle, start_seatd, start_udevd, stop_seatd  # noqa: E402
+from harness import CHANGE_TIMEOUT, cage_argv, check, scenario_main, settle, start_seatd, start_udevd, stop_cage, stop_seatd  # noqa: E402
 
 XR, YR = (200, 3900), (150, 3950)
 # Device-normalised (x, y) -> output-normalised: x' = a·x + b·y + c, y' = d·x + e·y + f. The
@@ -159,15 +159,7 @@ def _calibrate(run, rotate, udev=True):
     check(("read directly (no udev)" in text) == (not udev),
           f"calibrate read the panel {'with' if udev else 'without'} the evdev reader:{run.calibrate_tail()}")
     with open(config_host) as f:
-        config = json.load(f)
-    check(config.get("reduceMotion") is True and config.get("language") == "en",
-          f"the config's other keys were not kept: {config}")
-    matrix = config.get("input", {}).get("calibration")
-    check(isinstance(matrix, list) and len(matrix) == 6, f"input.calibration is {matrix!r}")
-    worst = max(abs(got - want) for got, want in zip(matrix, PANEL))
-    check(worst <= 0.01, f"input.calibration {matrix} is not the panel's {list(PANEL)} (worst {worst:.4f})")
-    run.log(f"info: {run.name}: check point off by {error} px; matrix {matrix} (panel {list(PANEL)}, worst {worst:.4f})")
-    run.timings.setdefault("check point error px", []).append(error)
+        check_written(run, json.load(f), error)
     # The kiosk with that config: a tap at the Original toggle's centre switches the page.
     run.save_prefs("light")
     kiosk_args = ["--config", config_guest] + (["--rotate", str(rotate)] if rotate else [])
@@ -179,6 +171,19 @@ def _calibrate(run, rotate, udev=True):
     run.vm.agent.call("tap", device="touch", x=ux, y=uy)
     run.wait_change("dark", run.kiosk.dark, "calibrated tap on original", started)
     run.stop()
+
+
+def check_written(run, config, error):
+    """The config calibrate wrote: its other keys kept, `input.calibration` the panel's matrix
+    (within 0.01); the check point's error and the matrix said and kept for the timings."""
+    check(config.get("reduceMotion") is True and config.get("language") == "en",
+          f"the config's other keys were not kept: {config}")
+    matrix = config.get("input", {}).get("calibration")
+    check(isinstance(matrix, list) and len(matrix) == 6, f"input.calibration is {matrix!r}")
+    worst = max(abs(got - want) for got, want in zip(matrix, PANEL))
+    check(worst <= 0.01, f"input.calibration {matrix} is not the panel's {list(PANEL)} (worst {worst:.4f})")
+    run.log(f"info: {run.name}: check point off by {error} px; matrix {matrix} (panel {list(PANEL)}, worst {worst:.4f})")
+    run.timings.setdefault("check point error px", []).append(error)
 
 
 def tap_point(layout, page_size, rotate):
@@ -242,13 +247,6 @@ NOBODY = 65534
 CAGE_CONFIG = f"/run/user/{NOBODY}/kiosk.json"
 
 
-def cage_argv(*argv):
-    """`cage -- argv` as the shipped unit runs it (cage_display_scenarios.py's way)."""
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-            "env", f"HOME=/run/user/{NOBODY}", f"XDG_RUNTIME_DIR=/run/user/{NOBODY}", "LIBSEAT_BACKEND=seatd",
-            "WLR_RENDERER=pixman", "SDL_VIDEODRIVER=wayland", "cage", "--", *argv]
-
-
 def guest_sh(run, cmd, what):
     out = run.vm.agent.call("sh", cmd=cmd, timeout=60, within=90)
     check(out["rc"] == 0, f"{what}: {out['err']}")
@@ -284,7 +282,7 @@ def _under_cage(run, rotate):
         run.calibrate_tail = lambda: "\n--- calibrate output (cage's log):\n" + run.calibrate_log()[-3000:]
         started = time.monotonic()
         run.vm.agent.call("start", name="calibrate", log=log,
-                          args=cage_argv(run.guest_binary, "calibrate", "--config", CAGE_CONFIG, "--print", *turn))
+                          args=cage_argv([run.guest_binary, "calibrate", "--config", CAGE_CONFIG, "--print", *turn]))
         run.calibrating = True
         for n in range(1, 6):
             # cage's start (pixman, TCG) can take minutes before the first target.
@@ -303,18 +301,10 @@ def _under_cage(run, rotate):
         check(error <= 1.5, f"the check point is off by {error} px, expected at most 1.5:{run.calibrate_tail()}")
         check("ENV{LIBINPUT_CALIBRATION_MATRIX}" not in text and "so it is no udev rule" in text,
               f"--print under cage must give no udev rule and say why:{run.calibrate_tail()}")
-        config = json.loads(guest_sh(run, f"cat {CAGE_CONFIG}", "the config after calibrate"))
-        check(config.get("reduceMotion") is True and config.get("language") == "en",
-              f"the config's other keys were not kept: {config}")
-        matrix = config.get("input", {}).get("calibration")
-        check(isinstance(matrix, list) and len(matrix) == 6, f"input.calibration is {matrix!r}")
-        worst = max(abs(got - want) for got, want in zip(matrix, PANEL))
-        check(worst <= 0.01, f"input.calibration {matrix} is not the panel's {list(PANEL)} (worst {worst:.4f})")
-        run.log(f"info: {run.name}: check point off by {error} px; matrix {matrix} (panel {list(PANEL)}, worst {worst:.4f})")
-        run.timings.setdefault("check point error px", []).append(error)
+        check_written(run, json.loads(guest_sh(run, f"cat {CAGE_CONFIG}", "the config after calibrate")), error)
         # cage -- run with that config: a tap at the Original's centre switches the page.
         run.vm.agent.call("start", name="kiosk", log=run.vm.guest_out(f"{run.name}.kiosk.log"),
-                          args=cage_argv(*run.kiosk_argv("--config", CAGE_CONFIG, *turn)))
+                          args=cage_argv(run.kiosk_argv("--config", CAGE_CONFIG, *turn)))
         run.app = True
         run.vm.wait_image(lambda im: all(c == run.kiosk.light for c in im.corners()), 240,
                           f"{run.name}: the light page under cage")
@@ -326,11 +316,7 @@ def _under_cage(run, rotate):
         run.wait_change("dark", run.kiosk.dark, "calibrated tap under cage", tapped)
         check("applied to SDL's touch, before the turn (on top of the compositor's own calibration)" in run.log_text(),
               f"the kiosk under cage did not say it applies input.calibration to SDL's touch{run.kiosk_log()}")
-        out = run.vm.agent.call("sh", cmd=f"kill -TERM $(pidof {os.path.basename(run.guest_binary)})")
-        check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
-        rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
-        run.app = None
-        check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
+        stop_cage(run)
     finally:
         stop_seatd(run)
 

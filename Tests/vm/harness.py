@@ -332,6 +332,26 @@ def stop_seatd(run):
         run.vm.agent.call("kill", name="seatd")
 
 
+def cage_argv(argv, *env):
+    """`cage -- argv` as the shipped unit runs it: as user nobody (cage refuses root) with its
+    seat from seatd (`start_seatd`), WLR_RENDERER=pixman, SDL's wayland driver; `env`: more
+    NAME=value words for the environment."""
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+            "env", "HOME=/run/user/65534", "XDG_RUNTIME_DIR=/run/user/65534", "LIBSEAT_BACKEND=seatd",
+            "WLR_RENDERER=pixman", "SDL_VIDEODRIVER=wayland", *env, "cage", "--", *argv]
+
+
+def stop_cage(run):
+    """SIGTERM to the kiosk under cage (started as the agent's program "kiosk"): cage ends with
+    its client, status 0. (SIGTERM to cage 0.1.4 itself aborted it: "wl_display_terminate:
+    Assertion `ret >= 0 || errno == EAGAIN' failed", status -6.)"""
+    out = run.vm.agent.call("sh", cmd=f"kill -TERM $(pidof {os.path.basename(run.guest_binary)})")
+    check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
+    rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
+    run.app = None
+    check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
+
+
 def read_host(run, name):
     try:
         with open(run.vm.host_out(name), errors="replace") as f:

@@ -22,7 +22,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, check, scenario_main, settle, start_seatd, start_udevd, stop_seatd  # noqa: E402
+from harness import CHANGE_TIMEOUT, REPO, STOP_TIMEOUT, cage_argv, check, scenario_main, settle, start_seatd, start_udevd, stop_cage, stop_seatd  # noqa: E402
 
 
 # --- scenarios -------------------------------------------------------------------------------
@@ -415,25 +415,14 @@ def cage_seatd(run):
     start_seatd(run)
     run.save_prefs("light")
     os.chmod(run.prefs_host(), 0o666)
-    # The staged binary (run.guest_binary: mode 0755 in a 0755 share), which nobody can run.
-    kiosk = run.kiosk_argv()
     try:
-        argv = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                "env", "HOME=/run/user/65534", "XDG_RUNTIME_DIR=/run/user/65534", "LIBSEAT_BACKEND=seatd",
-                "WLR_RENDERER=pixman", "SDL_VIDEODRIVER=wayland", "cage", "--", *kiosk]
-        run.start(argv=argv, expect=run.kiosk.light)
+        # The staged binary (run.guest_binary: mode 0755 in a 0755 share), which nobody can run.
+        run.start(argv=cage_argv(run.kiosk_argv()), expect=run.kiosk.light)
         ux, uy = run.to_units(run.kiosk.centre(run.kiosk.layout(w, h)["toggle"]), (w, h), xr, yr)
         started = time.monotonic()
         run.vm.agent.call("tap", device="touch", x=ux, y=uy)
         run.wait_change("dark", run.kiosk.dark, "tap under cage", started)
-        # SIGTERM to the kiosk, as when it is stopped on its own; cage ends with its client.
-        # (SIGTERM to cage 0.1.4 itself aborted it here: "wl_display_terminate: Assertion
-        # `ret >= 0 || errno == EAGAIN' failed", status -6.)
-        out = run.vm.agent.call("sh", cmd="kill -TERM $(pidof darkmode-kiosk)")
-        check(out["rc"] == 0, f"no kiosk process under cage to stop: {out['err']}")
-        rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
-        run.app = None
-        check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
+        stop_cage(run)   # SIGTERM to the kiosk, as when it is stopped on its own
     finally:
         stop_seatd(run)
 
