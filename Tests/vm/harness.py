@@ -205,6 +205,31 @@ class Run:
         except OSError:
             return ""
 
+    def kiosk_threads(self):
+        """Each of the kiosk's threads: its name, state, wait channel and the CPU ticks it used
+        over one second (for a failure's message: a hang and a busy loop look different)."""
+        name = os.path.basename(self.guest_binary)
+        sample = (f"for t in /proc/$(pidof {name} | cut -d' ' -f1)/task/*; do "
+                  "echo \"$(basename $t) $(tr ' ' _ < $t/comm) $(sed 's/.*) //' $t/stat | cut -d' ' -f1,12,13) $(cat $t/wchan)\"; done")
+        try:
+            before = self.vm.agent.call("sh", cmd=sample, timeout=20, within=40)["out"]
+            time.sleep(1)
+            after = self.vm.agent.call("sh", cmd=sample, timeout=20, within=40)["out"]
+        except Exception as e:                      # noqa: BLE001 — a diagnosis must not hide the failure
+            return f"\n--- kiosk threads: not read ({e})"
+        ticks = {}
+        for line in before.splitlines():
+            f = line.split()
+            if len(f) >= 5:
+                ticks[f[0]] = int(f[3]) + int(f[4])
+        rows = []
+        for line in after.splitlines():
+            f = line.split()
+            if len(f) >= 5:
+                used = int(f[3]) + int(f[4]) - ticks.get(f[0], int(f[3]) + int(f[4]))
+                rows.append(f"{f[0]} {f[1]}: state {f[2]}, {used} ticks in 1 s, waits in {f[5] if len(f) > 5 else '?'}")
+        return "\n--- kiosk threads:\n" + "\n".join(rows)
+
     def kiosk_log(self):
         """The end of the kiosk's log, to put after a failure's message."""
         text = self.log_text()
@@ -259,8 +284,18 @@ class Run:
             check(time.monotonic() < deadline, f"{what}: preferences appearance is {self.appearance()}, "
                                                f"expected {appearance}{self.kiosk_log()}")
             time.sleep(0.05)
-        image, _ = self.vm.wait_image(lambda im: all(c == colour for c in im.corners()), CHANGE_TIMEOUT,
-                                      f"{what}: the page colour {colour}")
+        try:
+            image, _ = self.vm.wait_image(lambda im: all(c == colour for c in im.corners()), CHANGE_TIMEOUT,
+                                          f"{what}: the page colour {colour}")
+        except VMError as e:
+            # The choice was saved and the page not drawn: the preferences now (a second change?),
+            # the kiosk's threads (blocked in a wait, or busy) and its state say more.
+            try:
+                now = self.appearance()
+            except VMError as x:
+                now = f"not read ({x})"
+            raise Failure(f"{e} (the preferences said {appearance}, now {now}){self.kiosk_threads()}\n"
+                          f"--- state: {self.state()}{self.kiosk_log()}") from None
         took = time.monotonic() - started
         self.timings.setdefault("tap to page changed", []).append(took)
         self.shot(image, what.replace(" ", "-"))
