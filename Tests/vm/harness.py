@@ -208,6 +208,12 @@ class Run:
     def kiosk_threads(self):
         """Each of the kiosk's threads: its name, state, wait channel and the CPU ticks it used
         over one second (for a failure's message: a hang and a busy loop look different)."""
+        try:
+            rc = self.vm.agent.call("wait", name="kiosk", timeout=0)["rc"]
+        except VMError as e:
+            return f"\n--- kiosk threads: not read ({e})"
+        if rc is not None:
+            return f"\n--- the kiosk is not running: it ended with {'signal ' + str(-rc) if rc < 0 else 'status ' + str(rc)}"
         name = os.path.basename(self.guest_binary)
         sample = (f"for t in /proc/$(pidof {name} | cut -d' ' -f1)/task/*; do "
                   "echo \"$(basename $t) $(tr ' ' _ < $t/comm) $(sed 's/.*) //' $t/stat | cut -d' ' -f1,12,13) $(cat $t/wchan)\"; done")
