@@ -234,15 +234,17 @@ class Agent:
     def op_spew(self, r):
         """Starts writing r["frames"] position frames (each a move and a SYN_REPORT, positions
         sweeping the axis) into a made device as fast as it can, on a thread: a device gone
-        wild. op_spew_wait waits for it."""
+        wild; a multitouch device with a finger down, or with r["touching"] false none (positions
+        only, as a panel reporting a hover). op_spew_wait waits for it."""
         import threading
         dev, kind = self.devices[r["device"]]
         frames = int(r["frames"])
         lo, hi = r.get("range", [0, 4095])
+        touching = kind == "multitouch" and r.get("touching", True)
 
         def run():
             started = time.monotonic()
-            if kind == "multitouch":
+            if touching:
                 self._down(dev, kind, lo, lo)
             for i in range(frames):
                 v = lo + i % (hi - lo + 1)
@@ -252,7 +254,7 @@ class Agent:
                     self._move(dev, kind, v, v)
                     continue                          # _move ends its frame itself
                 dev.syn()
-            if kind == "multitouch":
+            if touching:
                 self._up(dev, kind)
             self.spewed = {"frames": frames, "seconds": time.monotonic() - started}
         self.spewed = None

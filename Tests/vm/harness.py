@@ -205,36 +205,45 @@ class Run:
         except OSError:
             return ""
 
+    def thread_sample(self):
+        """(the guest's uptime in s, {thread id: (name, state, CPU ticks of 10 ms, wait channel)})
+        of the kiosk's threads, read in one go from /proc."""
+        name = os.path.basename(self.guest_binary)
+        out = self.vm.agent.call("sh", timeout=20, within=40, cmd=(
+            f"cut -d' ' -f1 /proc/uptime; for t in /proc/$(pidof {name} | cut -d' ' -f1)/task/*; do "
+            "echo \"$(basename $t) $(tr ' ' _ < $t/comm) $(sed 's/.*) //' $t/stat | cut -d' ' -f1,12,13) $(cat $t/wchan)\"; done"))["out"]
+        lines = out.split("\n")
+        threads = {}
+        for line in lines[1:]:
+            f = line.split()
+            if len(f) >= 5:
+                threads[f[0]] = (f[1], f[2], int(f[3]) + int(f[4]), f[5] if len(f) > 5 else "?")
+        return float(lines[0]), threads
+
+    @staticmethod
+    def ticks_by_name(before, after):
+        """CPU ticks each thread name used between two `thread_sample`s (threads of one name summed)."""
+        used = {}
+        for tid, (name, _, ticks, _) in after[1].items():
+            used[name] = used.get(name, 0) + ticks - before[1].get(tid, (name, "", ticks, ""))[2]
+        return used
+
     def kiosk_threads(self):
         """Each of the kiosk's threads: its name, state, wait channel and the CPU ticks it used
-        over one second (for a failure's message: a hang and a busy loop look different)."""
+        over about a second (for a failure's message: a hang and a busy loop look different)."""
         try:
             rc = self.vm.agent.call("wait", name="kiosk", timeout=0)["rc"]
-        except VMError as e:
-            return f"\n--- kiosk threads: not read ({e})"
-        if rc is not None:
-            return f"\n--- the kiosk is not running: it ended with {'signal ' + str(-rc) if rc < 0 else 'status ' + str(rc)}"
-        name = os.path.basename(self.guest_binary)
-        sample = (f"for t in /proc/$(pidof {name} | cut -d' ' -f1)/task/*; do "
-                  "echo \"$(basename $t) $(tr ' ' _ < $t/comm) $(sed 's/.*) //' $t/stat | cut -d' ' -f1,12,13) $(cat $t/wchan)\"; done")
-        try:
-            before = self.vm.agent.call("sh", cmd=sample, timeout=20, within=40)["out"]
+            if rc is not None:
+                return f"\n--- the kiosk is not running: it ended with {'signal ' + str(-rc) if rc < 0 else 'status ' + str(rc)}"
+            before = self.thread_sample()
             time.sleep(1)
-            after = self.vm.agent.call("sh", cmd=sample, timeout=20, within=40)["out"]
-        except Exception as e:                      # noqa: BLE001 — a diagnosis must not hide the failure
+            after = self.thread_sample()
+        except (VMError, ValueError, IndexError) as e:
             return f"\n--- kiosk threads: not read ({e})"
-        ticks = {}
-        for line in before.splitlines():
-            f = line.split()
-            if len(f) >= 5:
-                ticks[f[0]] = int(f[3]) + int(f[4])
-        rows = []
-        for line in after.splitlines():
-            f = line.split()
-            if len(f) >= 5:
-                used = int(f[3]) + int(f[4]) - ticks.get(f[0], int(f[3]) + int(f[4]))
-                rows.append(f"{f[0]} {f[1]}: state {f[2]}, {used} ticks in 1 s, waits in {f[5] if len(f) > 5 else '?'}")
-        return "\n--- kiosk threads:\n" + "\n".join(rows)
+        rows = [f"{tid} {name}: state {state}, {ticks - before[1].get(tid, (name, state, ticks, wchan))[2]} ticks, waits in {wchan}"
+                for tid, (name, state, ticks, wchan) in after[1].items()]
+        return (f"\n--- kiosk threads (CPU ticks of 10 ms over {after[0] - before[0]:.1f} s of the guest's time):\n"
+                + "\n".join(rows))
 
     def kiosk_log(self):
         """The end of the kiosk's log, to put after a failure's message."""

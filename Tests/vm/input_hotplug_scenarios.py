@@ -10,7 +10,10 @@ udevd is started and the rest run with libinput, as on a Debian kiosk:
                       unplugged and plugged 20 times leaves the kiosk's descriptors as they were
   hostile_devices     no udevd, then with udevd (libinput): panels with an empty and a reversed
                       axis range are refused with one line each; a panel spewing 100 000 frames
-                      leaves taps of another panel working, the log short and the kiosk alive
+                      leaves taps of another panel working, the log short and the kiosk alive;
+                      a flood with no finger down leaves the loop's thread asleep
+  keyboard_beside_reader  with the evdev reader, then libinput, Space on the AT keyboard (SDL's
+                      input) wakes the idle page and switches the focused toggle
   unplug_mid_gesture  a USB tablet (QMP device_del) unplugged while its button holds the Original
                       toggle, and while it drags the Vivid toggle's knob past half way: nothing
                       commits, the knob goes back, no pointer stays held (the kiosk goes idle);
@@ -298,6 +301,7 @@ def _hostile(run, backend):
     tap = time.monotonic() - started
     done = run.vm.agent.call("spew_wait", timeout=240, within=260)
     check(done["done"], "the spewing device did not finish within 240 s")
+
     alive = run.vm.agent.call("wait", name="kiosk", timeout=0)["rc"]
     check(alive is None, f"{backend}: the kiosk exited ({alive}) while a device spewed{run.kiosk_log()}")
     _, rss1 = run.resources()
@@ -309,6 +313,20 @@ def _hostile(run, backend):
     # Input of the good panel still lands after the flood.
     toggle_switches(run, lambda: run.vm.agent.call("tap", device="good", x=gx, y=gy), "toggle", "light", run.kiosk.light,
                     f"{backend}: tap after the flood")
+    # A flood with no finger down (positions only): the reader's thread reads it, the loop's
+    # stays asleep — nothing moves on the page. It once polled the reader's descriptors in its
+    # idle wait and spun while any of them had input not read yet: twice the reader's CPU.
+    run.wait_idle(f"{backend}: after the flood")
+    threads0 = run.thread_sample()
+    run.vm.agent.call("spew", device="wild", frames=frames // 4, range=list(PANEL), touching=False)
+    run.vm.agent.call("spew_wait", timeout=240, within=260)
+    used = run.ticks_by_name(threads0, run.thread_sample())
+    loop, reader = used.get("darkmode-kiosk", 0), used.get(backend, 0)
+    run.log(f"info: {run.name} ({backend}): {frames // 4} frames with no finger down: the loop's thread used {loop} "
+            f"CPU ticks, the reader's {reader}")
+    check(reader > 0 and loop <= max(3, reader // 10),
+          f"{backend}: while a panel reported positions with no finger down the loop's thread used {loop} ticks, "
+          f"the reader's {reader}: the loop does not sleep while the reader reads ({used})")
     run.stop()
 
 
@@ -320,6 +338,29 @@ def hostile_devices(run):
     run.cleanup()
     run.use_udev()
     _hostile(run, "libinput")
+
+
+# --- the keyboard beside our reader ------------------------------------------------------------
+def keyboard_beside_reader(run):
+    """With our own reader (the evdev reader, then libinput) the keyboard is still SDL's: a key
+    pressed while the page is idle wakes the loop (its idle wait polls SDL's descriptors, not
+    the reader's) and Space switches the focused toggle."""
+    run.use_udev()
+    run.device("good", "multitouch", PANEL, PANEL, label="dmk-good-panel")
+    settle(run)
+    run.labels = ["dmk-good-panel"]
+    for backend, want, colour in (("evdev", "dark", run.kiosk.dark), ("libinput", "light", run.kiosk.light)):
+        run.save_prefs("light" if want == "dark" else "dark")
+        env = {"DARKMODE_KIOSK_INPUT": "evdev"} if backend == "evdev" else {}
+        run.start("--reduce-motion", env=env, expect=run.kiosk.light if want == "dark" else run.kiosk.dark)
+        reader = run.wait_state(lambda s: "input" in s, "the kiosk's state")["input"]
+        check(reader == backend, f"the kiosk reads input with {reader}, expected {backend}")
+        run.wait_idle(f"{backend}: before the key")
+        started = time.monotonic()
+        run.vm.qmp.command("send-key", keys=[{"type": "qcode", "data": "spc"}])
+        took = run.wait_change(want, colour, f"{backend}: Space on the AT keyboard", started)
+        run.log(f"info: {run.name} ({backend}): Space on the idle page switched it in {took:.1f} s")
+        run.stop()
 
 
 # --- unplugged mid-gesture ---------------------------------------------------------------------
@@ -503,7 +544,8 @@ def replug_cycles(run):
     _replug_cycles(run, "libinput", run.usb_cycles, run.cycles)
 
 
-SCENARIOS = {f.__name__: f for f in (no_udev_inputs, replug_cycles_evdev, hostile_devices, unplug_mid_gesture, replug_cycles)}
+SCENARIOS = {f.__name__: f for f in (no_udev_inputs, replug_cycles_evdev, hostile_devices, keyboard_beside_reader,
+                                      unplug_mid_gesture, replug_cycles)}
 ORDER = list(SCENARIOS)
 
 

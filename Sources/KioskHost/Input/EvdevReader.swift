@@ -11,6 +11,8 @@ protocol DeviceInputReader: AnyObject, Sendable {
     func take() -> [StampedInput]
     /// Stops the thread and waits for it to release the devices (their grabs end).
     func stop()
+    /// The device descriptors the reader has open (thread-safe).
+    var heldDescriptors: Set<Int32> { get }
 }
 
 /// Touch screens, tablets and mice read straight from `/dev/input/event*`, for systems without
@@ -70,6 +72,8 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     func take() -> [StampedInput] { handOff.take(now: MonotonicClock.seconds()) }
 
     func stop() { handOff.stop() }
+
+    var heldDescriptors: Set<Int32> { handOff.heldDescriptors }
 
     // MARK: Reader thread
 
@@ -189,6 +193,7 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
             if grab != 0 { notes.append("not grabbed from SDL (\(String(cString: strerror(grab)))): its input may arrive twice") }
             _ = clibinput_evdev_monotonic(fd)
             devices[name] = Open(fd: fd, decoder: EvdevDecoder(device: nextID, kind: kind, x: x, y: y))
+            handOff.holds(fd)
             batch.append(StampedInput(time: MonotonicClock.seconds(), input: .deviceAdded(device: nextID, name: deviceName)))
             nextID += 1
             permissionWarned.remove(name)
@@ -231,13 +236,17 @@ final class EvdevReader: DeviceInputReader, @unchecked Sendable {
     /// Closes a device's descriptor (its grab ends) and cancels what it had started.
     private func release(_ name: String, into batch: inout [StampedInput]) {
         guard let device = devices.removeValue(forKey: name) else { return }
+        handOff.releases(device.fd)
         close(device.fd)
         batch.append(StampedInput(time: MonotonicClock.seconds(), input: .deviceRemoved(device: device.decoder.device)))
         Log.info("input: \(Self.folder)/\(name) removed")
     }
 
     private func closeAll() {
-        for device in devices.values { close(device.fd) }
+        for device in devices.values {
+            handOff.releases(device.fd)
+            close(device.fd)
+        }
         devices.removeAll()
     }
 

@@ -18,6 +18,8 @@ final class InputHandOff: @unchecked Sendable {
     private let finished = Condition()
     /// Set by `threadEnded` (under `finished`'s lock).
     private var ended = false
+    /// The device descriptors the reader has open (`heldDescriptors`).
+    private let held = Mutex<Set<Int32>>([])
 
     /// Nil when no eventfd can be had (errno says why). `wake` is called from the reader
     /// thread; it must be thread-safe.
@@ -47,6 +49,17 @@ final class InputHandOff: @unchecked Sendable {
             return q.items.take(now: now)
         }
     }
+
+    /// Reader thread: a device descriptor opened (after the open) or about to be closed
+    /// (before the close, so that a number the kernel hands out again is never taken for ours).
+    func holds(_ fd: Int32) { _ = held.withLock { $0.insert(fd) } }
+    func releases(_ fd: Int32) { _ = held.withLock { $0.remove(fd) } }
+
+    /// Any thread: the device descriptors the reader has open. The frame loop's idle wait
+    /// (`IdleWait`) leaves them out of its poll: the reader's thread reads them, and a device
+    /// with input it has not read yet would end the wait at once, again and again — a panel
+    /// spewing events kept the loop thread busier than the reader (Tests/vm hostile_devices).
+    var heldDescriptors: Set<Int32> { held.withLock { $0 } }
 
     /// Reader thread, its last step (after its devices are released).
     func threadEnded() {

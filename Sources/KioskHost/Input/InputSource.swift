@@ -27,6 +27,9 @@ final class InputSource {
     /// Stops the reader thread (the devices' grabs end).
     func stop() { reader.stop() }
 
+    /// The device descriptors the reader has open (any thread).
+    var heldDescriptors: Set<Int32> { reader.heldDescriptors }
+
     /// Starts the reader `InputReaderChoice` (`choice`) and `InputBackend` say (one line names
     /// it); when libinput cannot start the evdev reader is tried, and when that fails too SDL's
     /// own input stays (nil; one warning line says why).

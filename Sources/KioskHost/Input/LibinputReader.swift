@@ -87,6 +87,8 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
     /// Stops the reader thread and waits for it to release the devices (their grabs end).
     func stop() { handOff.stop() }
 
+    var heldDescriptors: Set<Int32> { handOff.heldDescriptors }
+
     // MARK: Reader thread
 
     private func run() {
@@ -243,6 +245,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         let fd = clibinput_open(path, flags)
         if fd >= 0 {
             opened[path] = fd
+            handOff.holds(fd)
         } else if (fd == -EACCES || fd == -EPERM), !permissionWarned {
             permissionWarned = true
             Log.warning("input: cannot open \(path): permission denied (the user needs the input group, or a seat from logind or seatd); SDL's own input stays in use for it")
@@ -254,6 +257,7 @@ final class LibinputReader: DeviceInputReader, @unchecked Sendable {
         if let path = opened.first(where: { $0.value == fd })?.key { opened[path] = nil }
         deviceFDs = deviceFDs.filter { $0.value != fd }
         hungUp.remove(fd)
+        handOff.releases(fd)
         close(fd)
     }
 

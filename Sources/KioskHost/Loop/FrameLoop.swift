@@ -286,7 +286,7 @@ final class FrameLoop {
     /// SDL has no devices to look at, so it sleeps without a timeout of its own.
     private lazy var idleWait: IdleWait? = window.drm == nil ? nil
         : IdleWait(extra: (window.owner?.pollDescriptors ?? []) + (window.displayWatch.map { [$0.descriptor] } ?? []),
-                   sdlInput: input == nil)
+                   sdlInput: input == nil, readerDescriptors: { [input] in input?.heldDescriptors ?? [] })
 
     /// `SDL_WaitEventTimeout`, or `IdleWait` when SDL's driver would poll instead of waiting.
     /// `timeout` in ms, -1 for none; 1 with an event, else 0.

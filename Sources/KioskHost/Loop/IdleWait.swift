@@ -9,7 +9,8 @@ import Glibc
 /// then pumps and sleeps 1 ms in turn — a thousand wake-ups a second on a still page (14 % of a
 /// core in the TCG guest of Tests/vm; 3 % polling every 10 ms instead). Here the loop sleeps in
 /// `poll` on what can bring an event: the input devices SDL has open (found among our own
-/// descriptors, /proc/self/fd → /dev/input/*) and a `WakeDescriptor` an SDL event watch writes to
+/// descriptors, /proc/self/fd → /dev/input/*, less those our own input reader holds: SDL's
+/// keyboards beside libinput or the evdev reader) and a `WakeDescriptor` an SDL event watch writes to
 /// whenever any thread pushes an event (the appearance sources' custom events). Input wakes it
 /// at once; a device plugged in is seen within `hotplugMilliseconds` (SDL notices it when it
 /// next pumps).
@@ -28,10 +29,15 @@ final class IdleWait {
     /// wakes the wait itself: then no timeout but the caller's (SIGTERM and SIGINT, which SDL
     /// only notes, write to the wake descriptor through `QuitSignal`, on whichever thread).
     private let sdlInput: Bool
+    /// The descriptors our own input reader holds (`InputSource.heldDescriptors`): left out of
+    /// the poll, since its thread reads them (a device with unread input would end every poll at
+    /// once and the wait would spin until the reader caught up).
+    private let readerDescriptors: () -> Set<Int32>
 
-    init?(extra: [Int32] = [], sdlInput: Bool = true) {
+    init?(extra: [Int32] = [], sdlInput: Bool = true, readerDescriptors: @escaping () -> Set<Int32> = { [] }) {
         self.extra = extra
         self.sdlInput = sdlInput
+        self.readerDescriptors = readerDescriptors
         guard let descriptor = WakeDescriptor() else { return nil }
         wakeDescriptor = descriptor
         wake = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
@@ -83,7 +89,8 @@ final class IdleWait {
             if SDL_PollEvent(&event) == 1 { return 1 }
             let now = SDL_GetTicks64()
             if now >= deadline { return 0 }
-            var fds = Self.inputDescriptors().map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let readers = readerDescriptors()
+            var fds = Self.inputDescriptors().filter { !readers.contains($0) }.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             // SDL's own input is looked at every second awake and every minute asleep; with our
             // own reader nothing needs a look, and the wait lasts until a descriptor or `timeout`.
