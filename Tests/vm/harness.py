@@ -257,6 +257,13 @@ class Run:
         rc = self.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
         self.app = None
         check(rc == 0, f"after SIGTERM the kiosk's exit status is {rc}, expected 0{self.kiosk_log()}")
+        # The kiosk's latency report at exit (DARKMODE_KIOSK_TIMING=1: input → screen per kind and
+        # path), so that a run's log carries the guest's figures (under TCG: emulation's, not a
+        # board's).
+        marker = "timing: latency: "
+        report = [line.split(marker, 1)[1] for line in self.log_text().splitlines() if marker in line]
+        if report:
+            self.log(f"info: {self.name}: latency at exit: " + "; ".join(report))
 
     def cleanup(self):
         if self.app:
