@@ -64,6 +64,26 @@ import Testing
         #expect(a.commitCount == 2)
     }
 
+    /// What the loop's latency ledger counts: a pointer holding a control (a toggle pressed or
+    /// dragged, the button pressed), not one on the page's background.
+    @Test func holdsControlWhileAToggleOrTheButtonIsPressed() {
+        let a = app()
+        for control in [PageControl.original, .vivid, .button] {
+            let f = a.frame(of: control)
+            _ = a.handle(PointerEvent(id: 3, phase: .down, location: Point(f.midX, f.midY), timestamp: 1))
+            #expect(a.holdsControl(pointer: 3), "pressed on \(control)")
+            #expect(!a.holdsControl(pointer: 4))
+            _ = a.handle(PointerEvent(id: 3, phase: .move, location: Point(f.midX + 30, f.midY), timestamp: 1.05))
+            #expect(a.holdsControl(pointer: 3), "moved on \(control)")
+            _ = a.handle(PointerEvent(id: 3, phase: .cancel, location: Point(f.midX + 30, f.midY), timestamp: 1.1))
+            #expect(!a.holdsControl(pointer: 3), "after the cancel on \(control)")
+        }
+        _ = a.handle(PointerEvent(id: 5, phase: .down, location: Point(2, 2), timestamp: 2))
+        #expect(!a.holdsControl(pointer: 5), "a finger on the background holds nothing")
+        _ = a.handle(PointerEvent(id: 5, phase: .move, location: Point(a.frame(of: .original).midX, a.frame(of: .original).midY), timestamp: 2.1))
+        #expect(!a.holdsControl(pointer: 5), "nor after moving over a toggle")
+    }
+
     @Test func buttonStoresSystemAndChangesItsLabel() {
         let a = app(preference: .dark)
         #expect(a.buttonText == "Use System Setting")

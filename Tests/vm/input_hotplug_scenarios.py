@@ -301,7 +301,6 @@ def _hostile(run, backend):
     tap = time.monotonic() - started
     done = run.vm.agent.call("spew_wait", timeout=240, within=260)
     check(done["done"], "the spewing device did not finish within 240 s")
-
     alive = run.vm.agent.call("wait", name="kiosk", timeout=0)["rc"]
     check(alive is None, f"{backend}: the kiosk exited ({alive}) while a device spewed{run.kiosk_log()}")
     _, rss1 = run.resources()
@@ -319,7 +318,7 @@ def _hostile(run, backend):
     run.wait_idle(f"{backend}: after the flood")
     threads0 = run.thread_sample()
     run.vm.agent.call("spew", device="wild", frames=frames // 4, range=list(PANEL), touching=False)
-    run.vm.agent.call("spew_wait", timeout=240, within=260)
+    check(run.vm.agent.call("spew_wait", timeout=240, within=260)["done"], "the hovering flood did not finish within 240 s")
     used = run.ticks_by_name(threads0, run.thread_sample())
     loop, reader = used.get("darkmode-kiosk", 0), used.get(backend, 0)
     run.log(f"info: {run.name} ({backend}): {frames // 4} frames with no finger down: the loop's thread used {loop} "

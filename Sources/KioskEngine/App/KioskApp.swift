@@ -344,6 +344,12 @@ public final class KioskApp {
         return output
     }
 
+    /// True while pointer `id` holds a control: a toggle pressed or dragged, or the button
+    /// pressed (what it does next shows on screen).
+    public func holdsControl(pointer id: Int) -> Bool {
+        buttonPointer == id || ToggleSlot.allCases.contains { interactions[$0].ownerID == id }
+    }
+
     private func handleButton(_ e: PointerEvent) -> KioskOutput? {
         guard e.timestamp.isFinite, e.location.x.isFinite, e.location.y.isFinite else { return nil }
         let inside = layout.buttonFrame.contains(e.location)
