@@ -22,6 +22,7 @@ func runKiosk(_ flags: RunOptions) throws(KioskError) -> Int32 {
         inputs.printCheck()
         return 0
     }
+    if flags.preflightOnly { return 0 }
     let settings = inputs.settings
     // Before SDL and D-Bus open anything: libdbus aborts when it runs out of descriptors.
     if let problem = ProcessLimits.ensureOpenFiles(minimum: ProcessLimits.openFilesForRun) { throw .runtime(problem) }
@@ -125,8 +126,10 @@ private struct RunInputs {
         if flags.checkOnly, !settings.host.warnings.isEmpty {
             throw .usage(settings.host.warnings.map { "environment: \($0)" }.joined(separator: "\n"))
         }
-        for warning in settings.host.warnings { Log.warning(warning) }
-        if let kernels = settings.host.kernels, !Kernels.choose(kernels) {
+        // `--preflight` says nothing `run` will say itself a moment later.
+        let speaks = !flags.preflightOnly
+        if speaks { for warning in settings.host.warnings { Log.warning(warning) } }
+        if speaks, let kernels = settings.host.kernels, !Kernels.choose(kernels) {
             Log.warning("DARKMODE_KIOSK_KERNELS=\(kernels.rawValue): this CPU cannot run that copy; using \(Kernels.level.rawValue)")
         }
         let colors = try ColorSetsFile.load(path: settings.colorsPath)
@@ -152,7 +155,7 @@ private struct RunInputs {
                 throw KioskError.input(error.message.split(separator: "\n")
                     .map { "config file \(flags.configPath ?? "?"): \($0)" }.joined(separator: "\n"))
             }
-            Log.error("the fleet (MQTT) is off: \(error.message)")
+            if !flags.preflightOnly { Log.error("the fleet (MQTT) is off: \(error.message)") }
             return nil
         }
     }

@@ -194,6 +194,28 @@ func expectCleanStderr(_ o: ProcessOutcome, _ context: String, sourceLocation: S
         #expect(o.stderr.contains("DARKMODE_KIOSK_LOGIND=\"2\" is neither on"), "\(o.stderr)")
         #expect(o.stdout.isEmpty)
     }
+
+    /// `run --preflight` (the cage unit's ExecCondition=): exit 2 with one line where `run`
+    /// would refuse to start, silent exit 0 where `run` would start — a variable it only warns
+    /// about included, so the unit never stays dark for what the run itself tolerates.
+    @Test func preflightFailsOnlyWhereRunWouldRefuse() throws {
+        guard let exe = KioskExecutable.path else { throw ChildProcess.SpawnError(message: KioskExecutable.missingMessage) }
+        let dir = TempFolder()
+        let config = dir.file("kiosk.json")
+        writeText("{\"display\": {\"scale\": 2}}\n", to: config)
+        let good = try ChildProcess.run("/usr/bin/env", ["DARKMODE_KIOSK_PRESENT=gl", exe, "run", "--preflight", "--config", config,
+                                                         "--prefs", dir.path + "/p.json"], folder: dir.path, tag: "preflight-ok", timeout: 60)
+        #expect(good.status == 0 && good.stdout.isEmpty && good.stderr.isEmpty,
+                "status \(good.status.map(String.init) ?? "-"): stdout \(good.stdout) stderr \(good.stderr)")
+        writeText("{\"toggle\": {\"width\": \"wide\"}}\n", to: config)
+        let bad = try runKiosk(["run", "--preflight", "--config", config, "--prefs", dir.path + "/p.json"], in: dir)
+        expectCleanStderr(bad, "preflight")
+        #expect(bad.status == 2, "\(bad.stderr)")
+        #expect(bad.stderrLines.count == 1 && bad.stderr.contains(config) && bad.stderr.contains("toggle.width"), "\(bad.stderr)")
+        #expect(bad.stdout.isEmpty)
+        let both = try runKiosk(["run", "--preflight", "--check"], in: dir)
+        #expect(both.status == 2 && both.stderr.contains("--check and --preflight"), "\(both.stderr)")
+    }
 }
 
 /// Bad config files. Through the real binary (`run --config FILE`) once `run` loads the config;

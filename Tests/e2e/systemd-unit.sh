@@ -32,7 +32,7 @@ for UNIT in "$CAGE" "$KMS"; do
     for line in "Type=notify" "WatchdogSec=30" "ProtectSystem=strict" "User=kiosk" "TTYPath=/dev/tty1" \
                 "StateDirectory=darkmode-kiosk/.config/darkmode-kiosk" "ProtectHome=tmpfs" \
                 "PrivateTmp=yes" "NoNewPrivileges=yes" "RestrictAddressFamilies=AF_UNIX AF_NETLINK" "MemoryMax=512M" \
-                "DeviceAllow=char-drm rw" "DeviceAllow=char-input rw" "StartLimitBurst=5" "Restart=always" "RestartPreventExitStatus=2"; do
+                "DeviceAllow=char-drm rw" "DeviceAllow=char-input rw" "Restart=always" "RestartPreventExitStatus=2"; do
         grep -qxF "$line" "$UNIT" || fail "$UNIT lacks '$line'"
     done
     # The --prefs path must lie in the one writable folder (the state directory).
@@ -68,6 +68,26 @@ diff <(sed -n '/^# ---- Sandbox/,$p' "$CAGE") <(sed -n '/^# ---- Sandbox/,$p' "$
     || fail "the units' sandboxes differ: $(cat "$E2E_TMP/sandbox.diff")"
 [ "$(sed -n '/^# ---- Sandbox/,$p' "$CAGE" | grep -c '^[A-Z]')" -ge 30 ] || fail "the sandbox section of $CAGE is shorter than expected"
 pass "cage unit and KMS/DRM unit: each its own display path, the same sandbox, mutually exclusive"
+
+# Starts: the KMS/DRM kiosk is the main process (exit 2 is final, a start limit stops a crash
+# loop); cage's restarts include every display lost (cage 0.1.4 quits with its last output), so
+# the cage unit has no start limit and stops a broken config before cage, with the kiosk's own
+# check on the same files as ExecStart=, which fails (2) on a broken config and passes a good one.
+grep -qxF "StartLimitBurst=5" "$KMS" || fail "$KMS lacks its start limit (StartLimitBurst=5)"
+grep -qxF "StartLimitIntervalSec=0" "$CAGE" && ! grep -q "^StartLimitBurst=" "$CAGE" \
+    || fail "$CAGE has a start limit: display losses would use it up"
+files=$(sed -n 's#^ExecStart=/usr/bin/cage -- /usr/bin/darkmode-kiosk run \(.*\)#\1#p' "$CAGE")
+grep -qxF "ExecCondition=/usr/bin/darkmode-kiosk run --preflight $files" "$CAGE" \
+    || fail "$CAGE: no ExecCondition= running 'run --preflight $files' (the files of ExecStart=)"
+cp config/kiosk.json "$E2E_TMP/kiosk.json"
+"$KIOSK" run --preflight --config "$E2E_TMP/kiosk.json" --prefs "$E2E_TMP/p.json" >"$E2E_TMP/pre.out" 2>&1 \
+    || fail "run --preflight refuses the shipped config: $(cat "$E2E_TMP/pre.out")"
+[ ! -s "$E2E_TMP/pre.out" ] || fail "run --preflight printed for a good config: $(cat "$E2E_TMP/pre.out")"
+printf '{"toggle": {"width": "wide"}}\n' >"$E2E_TMP/broken.json"
+rc=0; "$KIOSK" run --preflight --config "$E2E_TMP/broken.json" --prefs "$E2E_TMP/p.json" >"$E2E_TMP/pre.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "broken.json.*toggle.width" "$E2E_TMP/pre.out" \
+    || fail "run --preflight on a broken config: status $rc (expected 2, within ExecCondition='s 1-254), output: $(cat "$E2E_TMP/pre.out")"
+pass "starts: KMS/DRM unit limited (5 in 120 s); cage unit unlimited, a broken config stopped by ExecCondition= (run --preflight: 0 silent on the shipped config, 2 on a broken one)"
 
 # The fleet's drop-in (docs/fleet.md): the units keep IPAddressDeny=any; the drop-in allows the
 # inet families and one address, nothing else; a unit with it verifies clean; docs/fleet.md

@@ -161,6 +161,10 @@ public enum CommandLineParser {
         o.reduceMotion = s.has("--reduce-motion")
         o.showFPS = s.has("--show-fps")
         o.checkOnly = s.has("--check")
+        o.preflightOnly = s.has("--preflight")
+        if o.checkOnly && o.preflightOnly {
+            throw .usage("--check and --preflight are two ways to check; give one (see darkmode-kiosk run --help)")
+        }
         o.highContrast = s.has("--high-contrast")
         o.language = try s.language("--lang")
         o.size = try s.size("--size")
@@ -396,6 +400,7 @@ struct FlagSpec: Equatable {
         FlagSpec(name: "--high-contrast", help: "high-contrast colour variants, labels at least 7:1 (forced; without it the desktop portal's contrast decides, live)"),
         FlagSpec(name: "--lang", valueName: "en|zh-Hans", help: "label language (default: config, then LC_ALL/LC_MESSAGES/LANG)"),
         FlagSpec(name: "--check", help: "check the config and flags, print the settings, exit (no display needed)"),
+        FlagSpec(name: "--preflight", help: "exit 2 on what run would refuse (config, flags, files), silently otherwise; what run only warns about passes (a unit's ExecCondition=)"),
         FlagSpec(name: "--threads", valueName: "N", help: "threads that draw a busy frame (default: 2 with 2 or more cores, else 1; helpers sleep while the page is still)"),
     ]
     static let render: [FlagSpec] = [

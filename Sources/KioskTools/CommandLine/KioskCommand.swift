@@ -41,6 +41,10 @@ public struct RunOptions: Equatable, Sendable {
     public var showFPS = false
     /// `--check`: validate config and flags, print the effective settings, and exit.
     public var checkOnly = false
+    /// `--preflight`: fail (exit 2) exactly where `run` would refuse to start on its inputs,
+    /// print nothing otherwise; a warning `run` would log and go past is no failure. For the
+    /// cage unit's `ExecCondition=`, whose main process (cage) cannot report the kiosk's exit.
+    public var preflightOnly = false
     /// `--high-contrast`: the high-contrast colour variants.
     public var highContrast = false
     /// `--lang CODE`: label language.
