@@ -10,7 +10,8 @@ import Glibc
 /// core in the TCG guest of Tests/vm; 3 % polling every 10 ms instead). Here the loop sleeps in
 /// `poll` on what can bring an event: the input devices SDL has open (found among our own
 /// descriptors, /proc/self/fd → /dev/input/*, less those our own input reader holds: SDL's
-/// keyboards beside libinput or the evdev reader) and a `WakeDescriptor` an SDL event watch writes to
+/// keyboards beside libinput or the evdev reader; the list kept between waits, looked for again
+/// as `InputScanSchedule` says) and a `WakeDescriptor` an SDL event watch writes to
 /// whenever any thread pushes an event (the appearance sources' custom events). Input wakes it
 /// at once; a device plugged in is seen within `hotplugMilliseconds` (SDL notices it when it
 /// next pumps).
@@ -33,6 +34,9 @@ final class IdleWait {
     /// the poll, since its thread reads them (a device with unread input would end every poll at
     /// once and the wait would spin until the reader caught up).
     private let readerDescriptors: () -> Set<Int32>
+    /// SDL's input descriptors as last found (`inputDescriptors`), and when to look again.
+    private var sdlDescriptors: [Int32] = []
+    private var scan = InputScanSchedule(interval: UInt64(IdleWait.hotplugMilliseconds))
 
     init?(extra: [Int32] = [], sdlInput: Bool = true, readerDescriptors: @escaping () -> Set<Int32> = { [] }) {
         self.extra = extra
@@ -85,12 +89,20 @@ final class IdleWait {
     /// an event or `timeout` (a device SDL itself would open, plugged meanwhile, is seen then).
     func wait(_ event: inout SDL_Event, timeout: Int32, lookForDevices: Bool = true) -> Int32 {
         let deadline = timeout < 0 ? UInt64.max : SDL_GetTicks64() + UInt64(timeout)
+        var keptWoke = false
         while true {
-            if SDL_PollEvent(&event) == 1 { return 1 }
+            let got = SDL_PollEvent(&event) == 1
+            scan.woke(byKeptDescriptor: keptWoke, sdlHadEvent: got)
+            if got { return 1 }
             let now = SDL_GetTicks64()
             if now >= deadline { return 0 }
+            if scan.due(now: now) {
+                sdlDescriptors = Self.inputDescriptors()
+                scan.scanned(now: now)
+            }
             let readers = readerDescriptors()
-            var fds = Self.inputDescriptors().filter { !readers.contains($0) }.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let kept = sdlDescriptors.filter { !readers.contains($0) }
+            var fds = kept.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
             // SDL's own input is looked at every second awake and every minute asleep; with our
             // own reader nothing needs a look, and the wait lasts until a descriptor or `timeout`.
@@ -100,6 +112,7 @@ final class IdleWait {
             _ = poll(&fds, nfds_t(fds.count), Int32(left))
             // The seat has something to say (a VT switch): back to the loop, which handles it.
             if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
+            keptWoke = fds.prefix(kept.count).contains { $0.revents != 0 }
             wakeDescriptor.drain()
         }
     }
@@ -115,8 +128,7 @@ final class IdleWait {
             guard let fd = Int32(name) else { continue }
             let n = readlink("/proc/self/fd/" + name, &target, target.count - 1)
             guard n > 0 else { continue }
-            target[n] = 0
-            if String(cString: target).hasPrefix("/dev/input/") { out.append(fd) }
+            if String(decoding: target[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).hasPrefix("/dev/input/") { out.append(fd) }
         }
         return out
     }
