@@ -221,11 +221,18 @@ class Run:
         return float(lines[0]), threads
 
     @staticmethod
+    def ticks_used(before, after):
+        """{thread id: CPU ticks used} between two `thread_sample`s (a thread started since
+        `before` counts all of its ticks)."""
+        return {tid: ticks - before[1].get(tid, (None, None, 0, None))[2] for tid, (_, _, ticks, _) in after[1].items()}
+
+    @staticmethod
     def ticks_by_name(before, after):
         """CPU ticks each thread name used between two `thread_sample`s (threads of one name summed)."""
         used = {}
-        for tid, (name, _, ticks, _) in after[1].items():
-            used[name] = used.get(name, 0) + ticks - before[1].get(tid, (name, "", ticks, ""))[2]
+        for tid, ticks in Run.ticks_used(before, after).items():
+            name = after[1][tid][0]
+            used[name] = used.get(name, 0) + ticks
         return used
 
     def kiosk_threads(self):
@@ -240,8 +247,9 @@ class Run:
             after = self.thread_sample()
         except (VMError, ValueError, IndexError) as e:
             return f"\n--- kiosk threads: not read ({e})"
-        rows = [f"{tid} {name}: state {state}, {ticks - before[1].get(tid, (name, state, ticks, wchan))[2]} ticks, waits in {wchan}"
-                for tid, (name, state, ticks, wchan) in after[1].items()]
+        used = self.ticks_used(before, after)
+        rows = [f"{tid} {name}: state {state}, {used[tid]} ticks, waits in {wchan}"
+                for tid, (name, state, _, wchan) in after[1].items()]
         return (f"\n--- kiosk threads (CPU ticks of 10 ms over {after[0] - before[0]:.1f} s of the guest's time):\n"
                 + "\n".join(rows))
 
