@@ -155,6 +155,7 @@ public enum TraceReader {
         init(_ message: String) { self.message = message }
     }
 
+    /// One line: a JSON object whose `type` says which event it is, and `t` when.
     private static func parseLine(_ bytes: [UInt8]) throws(LineError) -> TraceEvent {
         let value: JSONValue
         do { value = try StrictJSONParser.parse(bytes) } catch {
@@ -165,46 +166,60 @@ public enum TraceReader {
         guard let type = typeValue.stringValue else { throw LineError("\"type\" must be a string, found \(typeValue.kindDescription)") }
         let t = try number(o, "t", limit: maxTime, what: "a time in seconds")
         guard t >= 0 else { throw LineError("\"t\" must not be negative, found \(t)") }
+        switch type {
+        case "key": return try keyEvent(o, t: t)
+        case "system": return try systemEvent(o, t: t)
+        default:
+            guard let phase = PointerPhase(rawValue: type) else {
+                throw LineError("unknown type \(JSONWriter.quoted(type)), expected down, move, up, cancel, key or system")
+            }
+            return try pointerEvent(o, phase: phase, t: t)
+        }
+    }
 
-        if type == "key" {
-            try onlyKeys(o, ["t", "type", "key"])
-            guard let kv = o["key"] else { throw LineError("missing \"key\" (an SDL key name such as \"space\")") }
-            guard let name = kv.stringValue, !name.isEmpty else {
-                throw LineError("\"key\" must be a non-empty string (an SDL key name), found \(kv.kindDescription)")
-            }
-            return .key(name: name.lowercased(), t: t)
+    /// `{"type": "key", "key": NAME}`: an SDL key name.
+    private static func keyEvent(_ o: JSONObject, t: Double) throws(LineError) -> TraceEvent {
+        try onlyKeys(o, ["t", "type", "key"])
+        guard let kv = o["key"] else { throw LineError("missing \"key\" (an SDL key name such as \"space\")") }
+        guard let name = kv.stringValue, !name.isEmpty else {
+            throw LineError("\"key\" must be a non-empty string (an SDL key name), found \(kv.kindDescription)")
         }
-        if type == "system" {
-            try onlyKeys(o, ["t", "type", "scheme", "source", "highContrast", "reducedMotion"])
-            guard let sv = o["scheme"] else { throw LineError("missing \"scheme\" (\"dark\", \"light\" or \"no-preference\")") }
-            guard let ss = sv.stringValue, let scheme = ColorScheme(rawValue: ss) else {
-                throw LineError("unknown scheme \(describe(sv)), expected \"dark\", \"light\" or \"no-preference\"")
-            }
-            let sourceNames = AppearanceSourceKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            var source: AppearanceSourceKind?
-            if let v = o["source"] {
-                guard let name = v.stringValue, let k = AppearanceSourceKind(rawValue: name) else {
-                    throw LineError("unknown source \(describe(v)), expected one of \(sourceNames)")
-                }
-                source = k
-            }
-            if scheme == .noPreference, source != nil {
-                throw LineError("\"source\" must be left out with scheme \"no-preference\" (no source drives it)")
-            }
-            if scheme != .noPreference, source == nil {
-                throw LineError("missing \"source\" (which source says \(ss): \(sourceNames))")
-            }
-            var hints = AccessibilityHints()
-            for key in ["highContrast", "reducedMotion"] {
-                guard let v = o[key] else { continue }
-                guard let b = v.boolValue else { throw LineError("\"\(key)\" must be true or false, found \(v.kindDescription)") }
-                if key == "highContrast" { hints.highContrast = b } else { hints.reducedMotion = b }
-            }
-            return .system(SystemAppearance(scheme: scheme, source: source, hints: hints), t: t)
+        return .key(name: name.lowercased(), t: t)
+    }
+
+    /// `{"type": "system", "scheme": …, "source": …, "highContrast": …, "reducedMotion": …}`:
+    /// what the appearance sources say; a source with every scheme but "no-preference".
+    private static func systemEvent(_ o: JSONObject, t: Double) throws(LineError) -> TraceEvent {
+        try onlyKeys(o, ["t", "type", "scheme", "source", "highContrast", "reducedMotion"])
+        guard let sv = o["scheme"] else { throw LineError("missing \"scheme\" (\"dark\", \"light\" or \"no-preference\")") }
+        guard let ss = sv.stringValue, let scheme = ColorScheme(rawValue: ss) else {
+            throw LineError("unknown scheme \(describe(sv)), expected \"dark\", \"light\" or \"no-preference\"")
         }
-        guard let phase = PointerPhase(rawValue: type) else {
-            throw LineError("unknown type \(JSONWriter.quoted(type)), expected down, move, up, cancel, key or system")
+        let sourceNames = AppearanceSourceKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        var source: AppearanceSourceKind?
+        if let v = o["source"] {
+            guard let name = v.stringValue, let k = AppearanceSourceKind(rawValue: name) else {
+                throw LineError("unknown source \(describe(v)), expected one of \(sourceNames)")
+            }
+            source = k
         }
+        if scheme == .noPreference, source != nil {
+            throw LineError("\"source\" must be left out with scheme \"no-preference\" (no source drives it)")
+        }
+        if scheme != .noPreference, source == nil {
+            throw LineError("missing \"source\" (which source says \(ss): \(sourceNames))")
+        }
+        var hints = AccessibilityHints()
+        for key in ["highContrast", "reducedMotion"] {
+            guard let v = o[key] else { continue }
+            guard let b = v.boolValue else { throw LineError("\"\(key)\" must be true or false, found \(v.kindDescription)") }
+            if key == "highContrast" { hints.highContrast = b } else { hints.reducedMotion = b }
+        }
+        return .system(SystemAppearance(scheme: scheme, source: source, hints: hints), t: t)
+    }
+
+    /// `{"type": down|move|up|cancel, "id": N, "x": X, "y": Y, "device": …, "in": …}`.
+    private static func pointerEvent(_ o: JSONObject, phase: PointerPhase, t: Double) throws(LineError) -> TraceEvent {
         try onlyKeys(o, ["t", "type", "id", "x", "y", "device", "in"])
         guard let idValue = o["id"] else { throw LineError("missing \"id\" (the pointer id)") }
         guard case .number(let idNumber) = idValue, let id = idNumber.intValue, (0...maxID).contains(id) else {
