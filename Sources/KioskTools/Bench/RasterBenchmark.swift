@@ -150,11 +150,19 @@ public enum RasterBenchmark {
         var body: () -> Void
     }
 
+    /// Every kernel `bench --raster` times, on targets of `w` × `h`, in the table's order.
     static func makeKernels(width w: Int, height h: Int) -> [Kernel] {
-        let full = IntRect(x: 0, y: 0, width: w, height: h)
-        let fullRect = Rect(x: 0, y: 0, width: Double(w), height: Double(h))
-        var kernels: [Kernel] = []
+        fillKernels(width: w, height: h) + pathKernels(width: w, height: h) + gradientKernels(width: w, height: h)
+            // Gaussian blur: full-frame planes at both sigmas, and a 300×300 plane (a shadow
+            // layer's size) at σ 10.
+            + [(w, h, 10.0), (w, h, 21.0), (300, 300, 10.0)].map { blurKernel(width: $0.0, height: $0.1, sigma: $0.2) }
+            + layerKernels(width: w, height: h)
+    }
 
+    /// Solid colour: an opaque fill and a translucent span.
+    static func fillKernels(width w: Int, height h: Int) -> [Kernel] {
+        let full = IntRect(x: 0, y: 0, width: w, height: h)
+        var kernels: [Kernel] = []
         // Opaque solid fill through the canvas (a device rectangle, src-over of an opaque colour).
         let fillTarget = Pixmap(width: w, height: h)
         let fillCanvas = Canvas(fillTarget)
@@ -173,8 +181,13 @@ public enum RasterBenchmark {
                                                       color: translucent, coverage: nil)
                                   }
                               }))
+        return kernels
+    }
 
-        // Anti-aliased path fills, per pixel of the shape's bounding box.
+    /// Anti-aliased path fills, per pixel of the shape's bounding box.
+    static func pathKernels(width w: Int, height h: Int) -> [Kernel] {
+        let full = IntRect(x: 0, y: 0, width: w, height: h)
+        var kernels: [Kernel] = []
         let pathTarget = Pixmap(width: w, height: h)
         pathTarget.fill(full, with: Color(r255: 240, g255: 240, b255: 235).premultiplied8.packed)
         let pathCanvas = Canvas(pathTarget)
@@ -190,8 +203,11 @@ public enum RasterBenchmark {
         kernels.append(Kernel(name: "AA path: rounded rect \(rrBox.width)x\(rrBox.height), alpha 0.6",
                               pixels: rrBox.width * rrBox.height, target: Target.pathFill,
                               body: { pathCanvas.fill(rounded, .solid(Color(r255: 20, g255: 40, b255: 90, alpha: 0.6))) }))
+        return kernels
+    }
 
-        // Linear gradients over the whole target (a rectangle path, so rasterization is included).
+    /// Linear gradients over the whole target (a rectangle path, so rasterization is included).
+    static func gradientKernels(width w: Int, height h: Int) -> [Kernel] {
         let gradTarget = Pixmap(width: w, height: h)
         let gradCanvas = Canvas(gradTarget)
         let stops = [GradientStop(0, Color(r255: 20, g255: 110, b255: 230)),
@@ -199,19 +215,19 @@ public enum RasterBenchmark {
                      GradientStop(1, Color(r255: 250, g255: 230, b255: 200))]
         let diagonal = LinearGradient(start: Point(0, 0), end: Point(Double(w), Double(h)), stops: stops)
         let vertical = LinearGradient(start: Point(0, 0), end: Point(0, Double(h)), stops: stops)
-        let rectPath = Path.rect(fullRect)
-        kernels.append(Kernel(name: "linear gradient, diagonal", pixels: w * h, target: Target.linearGradient,
-                              body: { gradCanvas.fill(rectPath, .linearGradient(diagonal)) }))
-        kernels.append(Kernel(name: "linear gradient, vertical", pixels: w * h, target: Target.linearGradient,
-                              body: { gradCanvas.fill(rectPath, .linearGradient(vertical)) }))
+        let rectPath = Path.rect(Rect(x: 0, y: 0, width: Double(w), height: Double(h)))
+        return [Kernel(name: "linear gradient, diagonal", pixels: w * h, target: Target.linearGradient,
+                       body: { gradCanvas.fill(rectPath, .linearGradient(diagonal)) }),
+                Kernel(name: "linear gradient, vertical", pixels: w * h, target: Target.linearGradient,
+                       body: { gradCanvas.fill(rectPath, .linearGradient(vertical)) })]
+    }
 
-        // Gaussian blur of a float plane holding a soft disc (re-seeded untimed before each call,
-        // since the blur works in place).
-        // Full-frame planes at both sigmas, and a 300×300 plane (a shadow layer's size) at σ 10.
-        for (pw, ph, sigma) in [(w, h, 10.0), (w, h, 21.0), (300, 300, 10.0)] {
-            kernels.append(blurKernel(width: pw, height: ph, sigma: sigma))
-        }
-
+    /// Layers: the composite of a finished layer at the page's size and a toggle's, and the
+    /// whole round trip.
+    static func layerKernels(width w: Int, height h: Int) -> [Kernel] {
+        let full = IntRect(x: 0, y: 0, width: w, height: h)
+        let rectPath = Path.rect(Rect(x: 0, y: 0, width: Double(w), height: Double(h)))
+        var kernels: [Kernel] = []
         // Layer composite: the compositing step of endLayer (Canvas.draw of a finished layer with
         // opacity 0.5), with a layer whose every pixel is translucent content.
         let layerTarget = Pixmap(width: w, height: h)
