@@ -37,6 +37,8 @@ final class IdleWait {
     /// SDL's input descriptors as last found (`inputDescriptors`), and when to look again.
     private var sdlDescriptors: [Int32] = []
     private var scan = InputScanSchedule(interval: UInt64(IdleWait.hotplugMilliseconds))
+    /// The descriptors of the last poll (kept for its capacity).
+    private var pollSet: [pollfd] = []
 
     init?(extra: [Int32] = [], sdlInput: Bool = true, readerDescriptors: @escaping () -> Set<Int32> = { [] }) {
         self.extra = extra
@@ -100,19 +102,23 @@ final class IdleWait {
                 sdlDescriptors = Self.inputDescriptors()
                 scan.scanned(now: now)
             }
+            // The poll's list: SDL's kept descriptors our reader does not hold, the extra ones,
+            // the wake descriptor last (one array kept between waits: no allocation a frame).
             let readers = readerDescriptors()
-            let kept = sdlDescriptors.filter { !readers.contains($0) }
-            var fds = kept.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            for fd in extra + [wake.pointee] { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            pollSet.removeAll(keepingCapacity: true)
+            for fd in sdlDescriptors where !readers.contains(fd) { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            let kept = pollSet.count
+            for fd in extra { pollSet.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            pollSet.append(pollfd(fd: wake.pointee, events: Int16(POLLIN), revents: 0))
             // SDL's own input is looked at every second awake and every minute asleep; with our
             // own reader nothing needs a look, and the wait lasts until a descriptor or `timeout`.
             let look = lookForDevices ? Int64(Self.hotplugMilliseconds) : Self.asleepMilliseconds
             let cap = sdlInput ? look : Int64(Int32.max)
             let left = deadline == UInt64.max ? (sdlInput ? cap : -1) : min(Int64(deadline - now), cap)
-            _ = poll(&fds, nfds_t(fds.count), Int32(left))
+            _ = poll(&pollSet, nfds_t(pollSet.count), Int32(left))
             // The seat has something to say (a VT switch): back to the loop, which handles it.
-            if fds.dropLast().suffix(extra.count).contains(where: { $0.revents != 0 }) { return 0 }
-            keptWoke = fds.prefix(kept.count).contains { $0.revents != 0 }
+            if pollSet[kept..<(kept + extra.count)].contains(where: { $0.revents != 0 }) { return 0 }
+            keptWoke = pollSet[..<kept].contains { $0.revents != 0 }
             wakeDescriptor.drain()
         }
     }
