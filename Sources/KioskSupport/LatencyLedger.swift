@@ -123,6 +123,16 @@ public struct LatencyLedger: Sendable {
         inFrame.removeAll(keepingCapacity: true)
     }
 
+    /// A gesture ended with nothing to show for it (cancelled: its device unplugged, the window
+    /// lost): the inputs of `kinds` that no frame has begun to show yet are withdrawn, not charged
+    /// to the next frame that draws something else. (A press held under reduced motion draws
+    /// nothing; cancelled by an unplug, it was charged to a drag seconds later: taps of 6–7 s in
+    /// Tests/vm's unplug_mid_gesture.) With several pointers down it withdraws theirs too: the
+    /// ledger keeps the oldest input per kind, not per pointer.
+    public mutating func withdraw(_ kinds: [Kind]) {
+        for kind in kinds { pending[kind] = nil }
+    }
+
     /// Summaries per path, in label order.
     public func summaries(since: Double = -.infinity) -> [(path: Path, summary: Summary)] {
         var byPath: [Path: [Double]] = [:]

@@ -44,6 +44,26 @@ import Testing
         #expect(s[0].inputAt == 2.0 && s[0].screen == .submitted)
     }
 
+    @Test func aCancelledGestureIsNotChargedToALaterFrame() {
+        var l = LatencyLedger()
+        l.input(.tap, at: 1.0, stamp: .kernel)      // a press that draws nothing
+        l.frameBegan()
+        l.frameDropped()
+        l.withdraw(LatencyLedger.Kind.pointer)      // its device unplugged
+        #expect(!l.hasPending)
+        l.input(.drag, at: 7.0, stamp: .kernel)     // another gesture, seconds later
+        let s = l.framePresented(at: 7.0, stamp: .flip)
+        #expect(s.isEmpty)                          // no frame began since the drag
+        l.frameBegan()
+        let t = l.framePresented(at: 7.016, stamp: .flip)
+        #expect(t.map(\.kind) == [.drag])
+        #expect(abs(t[0].seconds - 0.016) < 1e-9)
+        // A command waiting beside it is not a pointer's: kept.
+        l.input(.command, at: 8.0, stamp: .received)
+        l.withdraw(LatencyLedger.Kind.pointer)
+        #expect(l.hasPending)
+    }
+
     @Test func summariesPerKindAndPath() {
         var l = LatencyLedger()
         for i in 0..<100 {

@@ -358,6 +358,8 @@ final class FrameLoop {
     /// something and was charged to it (a panel held down beside a tap gave "drags" of 9–16 s in
     /// Tests/vm's hostile_devices).
     private func noteInput(_ e: PointerEvent, stamp: LatencyLedger.InputStamp, _ app: KioskApp) {
+        // A cancelled gesture (its device gone) shows nothing more of its press or moves.
+        if e.phase == .cancel { latency.withdraw(LatencyLedger.Kind.pointer); return }
         guard app.holdsControl(pointer: e.id) else { return }
         switch e.phase {
         case .down: latency.input(.tap, at: e.timestamp, stamp: stamp)
@@ -547,5 +549,6 @@ final class FrameLoop {
         guard translator.hasActivePointers else { return }
         translator.reset()
         app.cancelPointers(at: clock.now())
+        latency.withdraw(LatencyLedger.Kind.pointer)
     }
 }
