@@ -306,6 +306,14 @@ class Run:
         uy = y_range[0] + (py + 0.5) / h * (y_range[1] - y_range[0] + 1)
         return (min(x_range[1], int(ux)), min(y_range[1], int(uy)))
 
+    def wait_image(self, check_image, timeout, what):
+        """`VM.wait_image`; on a timeout the failure says what the kiosk was doing: its threads
+        (a loop asleep in a poll with input waiting, a busy loop), its state file and log."""
+        try:
+            return self.vm.wait_image(check_image, timeout, what)
+        except VMError as e:
+            raise Failure(f"{e}{self.kiosk_threads()}\n--- state: {self.state()}{self.kiosk_log()}") from None
+
     def wait_change(self, appearance, colour, what, started):
         """The preferences say `appearance` and the page's corners show `colour`; returns the
         seconds from `started` until both."""

@@ -425,10 +425,10 @@ def _mid_gesture(run, backend):
     for p in points[1:]:
         run.tablet_move("tab", *run.units(p))
         time.sleep(0.05)                            # a hand's pace between moves
-    moved, _ = run.vm.wait_image(lambda im: not same_as_rest(im), CHANGE_TIMEOUT, f"{backend}: the knob following the drag")
+    moved, _ = run.wait_image(lambda im: not same_as_rest(im), CHANGE_TIMEOUT, f"{backend}: the knob following the drag")
     run.shot(moved, f"{backend}-mid-drag")
     run.unplug(node)
-    back, _ = run.vm.wait_image(same_as_rest, CHANGE_TIMEOUT, f"{backend}: the knob back at rest after the unplug mid-drag")
+    back, _ = run.wait_image(same_as_rest, CHANGE_TIMEOUT, f"{backend}: the knob back at rest after the unplug mid-drag")
     run.shot(back, f"{backend}-after-unplug")
     run.wait_idle(f"{backend}: after the unplug mid-drag")
     check(run.appearance() == "light", f"{backend}: a half drag ended by an unplug committed: preferences say {run.appearance()}")
