@@ -306,13 +306,17 @@ class Run:
         uy = y_range[0] + (py + 0.5) / h * (y_range[1] - y_range[0] + 1)
         return (min(x_range[1], int(ux)), min(y_range[1], int(uy)))
 
+    def kiosk_report(self):
+        """What the kiosk is doing, for a failure's message: its threads (a loop asleep in a poll
+        with input waiting, a busy loop), its state file and the end of its log."""
+        return f"{self.kiosk_threads()}\n--- state: {self.state()}{self.kiosk_log()}"
+
     def wait_image(self, check_image, timeout, what):
-        """`VM.wait_image`; on a timeout the failure says what the kiosk was doing: its threads
-        (a loop asleep in a poll with input waiting, a busy loop), its state file and log."""
+        """`VM.wait_image`; on a timeout the failure says what the kiosk was doing (`kiosk_report`)."""
         try:
             return self.vm.wait_image(check_image, timeout, what)
         except VMError as e:
-            raise Failure(f"{e}{self.kiosk_threads()}\n--- state: {self.state()}{self.kiosk_log()}") from None
+            raise Failure(f"{e}{self.kiosk_report()}") from None
 
     def wait_change(self, appearance, colour, what, started):
         """The preferences say `appearance` and the page's corners show `colour`; returns the
@@ -332,8 +336,7 @@ class Run:
                 now = self.appearance()
             except VMError as x:
                 now = f"not read ({x})"
-            raise Failure(f"{e} (the preferences said {appearance}, now {now}){self.kiosk_threads()}\n"
-                          f"--- state: {self.state()}{self.kiosk_log()}") from None
+            raise Failure(f"{e} (the preferences said {appearance}, now {now}){self.kiosk_report()}") from None
         took = time.monotonic() - started
         self.timings.setdefault("tap to page changed", []).append(took)
         self.shot(image, what.replace(" ", "-"))
