@@ -14,7 +14,9 @@
 /// stamp (`kernel`: the kernel's CLOCK_MONOTONIC through libinput/evdev; `received`: when SDL
 /// queued the event) and the frame's (`flip`: the DRM page-flip event's vblank time;
 /// `submitted`: DIRTYFB returned, drawn in place; `presented`: the present call returned;
-/// `compositor`: wp_presentation feedback; `simulated`: the bench's virtual display).
+/// `simulated`: the bench's virtual display). Under a Wayland compositor the present's return
+/// is the stamp: `wp_presentation` feedback would say when the compositor showed the frame, but
+/// cage 0.1.4, the compositor the kiosk's unit runs (Debian 12), does not offer that protocol.
 public struct LatencyLedger: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case tap, drag, command
@@ -22,7 +24,7 @@ public struct LatencyLedger: Sendable {
         public static let pointer: [Kind] = [.tap, .drag]
     }
     public enum InputStamp: String, Sendable { case kernel, received, simulated }
-    public enum ScreenStamp: String, Sendable { case flip, submitted, presented, compositor, simulated }
+    public enum ScreenStamp: String, Sendable { case flip, submitted, presented, simulated }
 
     /// One frame's latency for one kind.
     public struct Sample: Equatable, Sendable {
