@@ -14,9 +14,9 @@
 /// stamp (`kernel`: the kernel's CLOCK_MONOTONIC through libinput/evdev; `received`: when SDL
 /// queued the event) and the frame's (`flip`: the DRM page-flip event's vblank time;
 /// `submitted`: DIRTYFB returned, drawn in place; `presented`: the present call returned;
-/// `simulated`: the bench's virtual display). Under a Wayland compositor the present's return
-/// is the stamp: `wp_presentation` feedback would say when the compositor showed the frame, but
-/// cage 0.1.4, the compositor the kiosk's unit runs (Debian 12), does not offer that protocol.
+/// `compositor`: `wp_presentation` feedback, when the compositor showed the frame;
+/// `simulated`: the bench's virtual display). cage 0.1.4, the compositor the kiosk's unit runs
+/// (Debian 12), does not offer `wp_presentation`: under it the present's return is the stamp.
 public struct LatencyLedger: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case tap, drag, command
@@ -24,7 +24,7 @@ public struct LatencyLedger: Sendable {
         public static let pointer: [Kind] = [.tap, .drag]
     }
     public enum InputStamp: String, Sendable { case kernel, received, simulated }
-    public enum ScreenStamp: String, Sendable { case flip, submitted, presented, simulated }
+    public enum ScreenStamp: String, Sendable { case flip, submitted, presented, compositor, simulated }
 
     /// One frame's latency for one kind.
     public struct Sample: Equatable, Sendable {
@@ -100,7 +100,8 @@ public struct LatencyLedger: Sendable {
     }
 
     /// The frame that began last reached the screen at `at`: one sample per kind it shows
-    /// (returned, and kept). A frame that presented nothing should call `frameDropped` instead.
+    /// (returned, and kept; where they are kept: `lastFrameSamples`). A frame that presented
+    /// nothing should call `frameDropped` instead.
     @discardableResult
     public mutating func framePresented(at: Double, stamp: ScreenStamp) -> [Sample] {
         var out: [Sample] = []
@@ -109,10 +110,26 @@ public struct LatencyLedger: Sendable {
             out.append(Sample(kind: kind, input: p.stamp, screen: stamp, inputAt: p.at, shownAt: at))
         }
         inFrame.removeAll(keepingCapacity: true)
+        let first = samples.count
         for s in out {
             if samples.count < capacity { samples.append(s) } else { dropped += 1 }
         }
+        lastFrameSamples = first..<samples.count
         return out
+    }
+
+    /// Where `samples` holds the samples of the last `framePresented` (empty when it showed no
+    /// input, or none was kept). Samples are never removed, so the range stays valid.
+    public private(set) var lastFrameSamples: Range<Int> = 0..<0
+
+    /// A better time for a frame already counted: its samples (`lastFrameSamples` of its
+    /// `framePresented`) reached the screen at `at`, as `stamp` knows it — a compositor's
+    /// presentation feedback, which comes a frame or two after the present returned.
+    public mutating func restamp(_ frame: Range<Int>, shownAt at: Double, stamp: ScreenStamp) {
+        for i in frame.clamped(to: samples.indices) {
+            samples[i].shownAt = at
+            samples[i].screen = stamp
+        }
     }
 
     /// The frame that began last showed nothing new (nothing was drawn): its inputs wait for

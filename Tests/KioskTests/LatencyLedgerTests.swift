@@ -64,6 +64,31 @@ import Testing
         #expect(l.hasPending)
     }
 
+    @Test func aLateCompositorTimeReplacesTheFramesPresentTime() {
+        var l = LatencyLedger()
+        l.input(.tap, at: 1.0, stamp: .received)
+        l.input(.drag, at: 1.002, stamp: .received)
+        l.frameBegan()
+        l.framePresented(at: 1.004, stamp: .presented)
+        let tapFrame = l.lastFrameSamples
+        #expect(tapFrame.count == 2)
+        l.frameBegan()                              // a frame with no input: nothing kept
+        l.framePresented(at: 1.020, stamp: .presented)
+        #expect(l.lastFrameSamples.isEmpty)
+        l.input(.drag, at: 1.030, stamp: .received)
+        l.frameBegan()
+        l.framePresented(at: 1.037, stamp: .presented)
+        // The compositor's feedback for the first frame, two frames later.
+        l.restamp(tapFrame, shownAt: 1.031, stamp: .compositor)
+        #expect(l.samples.map(\.screen) == [.compositor, .compositor, .presented])
+        #expect(abs(l.samples[0].seconds - 0.031) < 1e-9 && abs(l.samples[1].seconds - 0.029) < 1e-9)
+        #expect(abs(l.samples[2].seconds - 0.007) < 1e-9)
+        #expect(l.summaries().map(\.path.label) == ["drag received→compositor", "drag received→presented", "tap received→compositor"])
+        // A range past what is kept (samples over capacity are dropped) changes nothing.
+        l.restamp(5..<9, shownAt: 9, stamp: .compositor)
+        #expect(l.samples.count == 3 && l.samples[2].screen == .presented)
+    }
+
     @Test func summariesPerKindAndPath() {
         var l = LatencyLedger()
         for i in 0..<100 {

@@ -265,9 +265,12 @@ class Run:
         rc = self.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
         self.app = None
         check(rc == 0, f"after SIGTERM the kiosk's exit status is {rc}, expected 0{self.kiosk_log()}")
-        # The kiosk's latency report at exit (DARKMODE_KIOSK_TIMING=1: input → screen per kind and
-        # path), so that a run's log carries the guest's figures (under TCG: emulation's, not a
-        # board's).
+        self.log_latency()
+
+    def log_latency(self):
+        """The kiosk's latency report at exit (DARKMODE_KIOSK_TIMING=1: input → screen per kind and
+        path) as an info line, so that a run's log carries the guest's figures (under TCG:
+        emulation's, not a board's)."""
         marker = "timing: latency: "
         report = [line.split(marker, 1)[1] for line in self.log_text().splitlines() if marker in line]
         if report:
@@ -426,6 +429,7 @@ def stop_cage(run):
     rc = run.vm.agent.call("wait", name="kiosk", timeout=STOP_TIMEOUT, within=STOP_TIMEOUT + 15)["rc"]
     run.app = None
     check(rc == 0, f"cage's exit status after the kiosk's SIGTERM is {rc}, expected 0{run.kiosk_log()}")
+    run.log_latency()
 
 
 def read_host(run, name):

@@ -23,6 +23,9 @@ final class FrameLoop {
     private(set) var latency = LatencyLedger()
     /// A frame was presented whose time on screen is not recorded yet (`settlePresented`).
     private var presentedAt: Double?
+    /// Frames counted with the present's return whose latency samples a later screen time
+    /// (`FramePresenter.lateScreenTimes`) will restamp: the ledger's samples by present serial.
+    private var awaitingScreenTime: [Int: Range<Int>] = [:]
     /// The last frame begun drew nothing (its inputs wait for the next).
     private var lastFrameDrewNothing = false
     private var service: ServiceLink
@@ -336,9 +339,13 @@ final class FrameLoop {
         eventHandler?.framePresented()
     }
 
+    /// The presenter's own timing lines (`FramePresenter.timingLines`).
+    var presenterTimingLines: [String] { window.presenter.timingLines }
+
     /// Records when the last presented frame reached the screen: the flip in flight is
     /// completed first (at most one frame in flight), its event's vblank time is the frame's;
-    /// other presenters' frames are stamped with the present's return.
+    /// other presenters' frames are stamped with the present's return, and given the screen
+    /// time their presenter learns later where it does (`restampLateFrames`).
     private func settlePresented() {
         guard let returned = presentedAt else { return }
         presentedAt = nil
@@ -349,6 +356,23 @@ final class FrameLoop {
             latency.framePresented(at: at, stamp: .flip)
         } else {
             latency.framePresented(at: returned, stamp: presenter.screenStamp == .flip ? .presented : presenter.screenStamp)
+            if !latency.lastFrameSamples.isEmpty, presenter.presentSerial > 0 {
+                awaitingScreenTime[presenter.presentSerial] = latency.lastFrameSamples
+            }
+        }
+        restampLateFrames()
+    }
+
+    /// Gives frames the screen times their presenter learnt since (a compositor's presentation
+    /// feedback). Frames still waiting after 64 more presents are left with the present's return.
+    private func restampLateFrames() {
+        let presenter = window.presenter
+        for late in presenter.lateScreenTimes() {
+            guard let samples = awaitingScreenTime.removeValue(forKey: late.serial) else { continue }
+            latency.restamp(samples, shownAt: clock.now() - max(0, MonotonicClock.seconds() - late.shownAt), stamp: .compositor)
+        }
+        if awaitingScreenTime.count > 8 {
+            awaitingScreenTime = awaitingScreenTime.filter { $0.key > presenter.presentSerial - 64 }
         }
     }
 

@@ -72,6 +72,6 @@ struct HostSession {
                 + "page \(v.pagePixelWidth)x\(v.pagePixelHeight) px, scale \(v.scale), rotation \(v.rotation.degrees)"
         }
         timingObserver.pacerSummary = { [unowned loop] in loop.pacerSummary }
-        timingObserver.latencyLines = { [unowned loop] in loop.latency.reportLines() }
+        timingObserver.latencyLines = { [unowned loop] in loop.latency.reportLines() + loop.presenterTimingLines }
     }
 }

@@ -43,12 +43,31 @@ protocol FramePresenter: AnyObject {
     /// Completes the flip in flight, if the presenter queues flips: its vblank time
     /// (CLOCK_MONOTONIC seconds), nil when none was in flight or its time is unknown.
     func finishFlip() -> Double?
+    /// How many presents there have been: the serial of the last one (1, 2, …), which a later
+    /// screen time names.
+    var presentSerial: Int { get }
+    /// Screen times known only after their present returned: the compositor's presentation
+    /// feedback (`wp_presentation`), a frame or two later; CLOCK_MONOTONIC seconds, by present
+    /// serial, each returned once. Empty for presenters that know none.
+    func lateScreenTimes() -> [LateScreenTime]
+    /// What the presenter has to add to the timing lines at exit (`DARKMODE_KIOSK_TIMING=1`).
+    var timingLines: [String] { get }
 }
 
 extension FramePresenter {
     func setCursor(_ outputPixel: Point?) {}
     var screenStamp: LatencyLedger.ScreenStamp { .presented }
     func finishFlip() -> Double? { nil }
+    var presentSerial: Int { 0 }
+    func lateScreenTimes() -> [LateScreenTime] { [] }
+    var timingLines: [String] { [] }
+}
+
+/// When a present (`serial`) reached the screen, learnt after the present returned.
+struct LateScreenTime: Equatable {
+    var serial: Int
+    /// CLOCK_MONOTONIC seconds.
+    var shownAt: Double
 }
 
 /// Maps page pixels to output pixels for a rotation (integer pixel centres).

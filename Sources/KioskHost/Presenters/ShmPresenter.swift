@@ -24,6 +24,13 @@ import Threads
 /// dispatched here; SDL's own reads of the connection fill it. Not paced by the compositor
 /// (`vsync` false): the frame pacer keeps to the refresh rate.
 ///
+/// When the compositor offers `wp_presentation` (weston, sway; not cage 0.1.4), each commit asks
+/// when it was shown; the answers (a frame or two later) are collected without waiting
+/// (`lateScreenTimes`), and the loop gives the frames' latency samples the compositor's time
+/// (`compositor`) in place of the commit's return. Waiting for the answer before the next frame
+/// would halve the frame rate: weston shows a commit ~28 ms after it (measured: its repaint,
+/// then the next vblank).
+///
 /// What stays: SDL 2.26's Wayland backend makes every window an EGL window, so
 /// `SDL_CreateWindow` still initialises EGL (~25 ms of CPU with llvmpipe) although nothing is
 /// drawn with it; and SDL adds whole-surface damage at each frame callback, so the compositor
@@ -35,6 +42,9 @@ final class ShmPresenter: FramePresenter {
     /// How long `upload` waits for the compositor to release a buffer when all are busy (about
     /// a refresh period); after that the frame is dropped and the next one sends the whole page.
     static let releaseWaitMilliseconds: Int32 = 20
+    /// Commits whose feedback is awaited at most (older ones are given up, counted unanswered:
+    /// a compositor need not show a hidden surface, and may answer late or never).
+    static let maxAwaitedFeedback = 16
 
     private let window: OpaquePointer
     private let display: OpaquePointer
@@ -56,6 +66,19 @@ final class ShmPresenter: FramePresenter {
     private var drawn: Int?
     private var damage: [IntRect] = []
     private var rows = OutputRows()
+    private(set) var presentSerial = 0
+    /// The commits whose feedback has not come yet, oldest first: serial, commit time
+    /// (CLOCK_MONOTONIC seconds), feedback.
+    private var awaited: [(serial: Int, committedAt: Double, feedback: FrameFeedback)] = []
+    /// Commits the compositor said it showed, discarded, or did not answer for.
+    private(set) var feedbackCounts = (presented: 0, discarded: 0, unanswered: 0)
+    /// Every `wp_presentation_feedback.kind` flag the shown commits carried.
+    private var flagsSeen: UInt32 = 0
+    /// Discarded commits waiting for the next commit shown (which shows their content).
+    private var order = FeedbackOrder()
+    /// How long after its commit the compositor showed each commit it answered for
+    /// (milliseconds, the first 100 000).
+    private var shownAfterCommit: [Double] = []
 
     /// Nil when the window is not on Wayland or the compositor offers no `wl_shm`.
     init?(window: OpaquePointer) {
@@ -74,7 +97,8 @@ final class ShmPresenter: FramePresenter {
             wl_proxy_set_queue(OpaquePointer(wrapper), queue)
             if let registry = wl_display_get_registry(OpaquePointer(wrapper)) {
                 wl_registry_add_listener(registry, ShmGlobals.registryListener, Unmanaged.passUnretained(globals).toOpaque())
-                // First the globals (binding wl_shm), then the formats it announces.
+                // First the globals (binding wl_shm and wp_presentation), then the formats and
+                // the presentation clock they announce.
                 _ = wl_display_roundtrip_queue(display, queue)
                 if globals.shm != nil { _ = wl_display_roundtrip_queue(display, queue) }
                 wl_registry_destroy(registry)
@@ -92,6 +116,7 @@ final class ShmPresenter: FramePresenter {
         // damage_buffer (buffer pixels) came with wl_surface version 4.
         damagesBuffer = wl_proxy_get_version(OpaquePointer(rawSurface)) >= 4
         name = "wayland shm (" + (swapsRedBlue ? "XRGB8888" : "XBGR8888") + ")"
+            + (globals.presentation != nil ? ", presentation feedback" : "")
     }
 
     deinit { close() }
@@ -106,6 +131,9 @@ final class ShmPresenter: FramePresenter {
         buffers.removeAll()
         missing = BufferDamage()
         drawn = nil
+        for a in awaited { a.feedback.destroy() }
+        awaited.removeAll()
+        globals.presentation?.destroy()
         wl_proxy_destroy(shm)
         _ = wl_display_flush(display)
         wl_event_queue_destroy(queue)
@@ -164,6 +192,14 @@ final class ShmPresenter: FramePresenter {
         } else {
             wl_surface_damage(surface, 0, 0, Int32.max, Int32.max)
         }
+        presentSerial += 1
+        if let presentation = globals.presentation, let f = presentation.feedback(for: surface) {
+            if awaited.count >= Self.maxAwaitedFeedback {
+                awaited.removeFirst().feedback.destroy()
+                feedbackCounts.unanswered += 1
+            }
+            awaited.append((presentSerial, MonotonicClock.seconds(), f))
+        }
         wl_surface_commit(surface)
         b.busy = true
         drawn = nil
@@ -171,6 +207,47 @@ final class ShmPresenter: FramePresenter {
         // EAGAIN: the rest goes with SDL's next flush. Any other failure is a lost display,
         // which SDL reports as SDL_QUIT.
         return wl_display_flush(display) >= 0 || errno == EAGAIN
+    }
+
+    /// The commits the compositor has answered for since the last call, in commit order, with
+    /// the time each reached the screen: a commit it showed, its own time; a commit it discarded
+    /// (a later one replaced it before a repaint), the time of the next commit shown, which
+    /// carries its content. Stops at the first commit not answered yet. Reads nothing from the
+    /// connection (SDL's pump does, filling our queue).
+    func lateScreenTimes() -> [LateScreenTime] {
+        guard !closed, !awaited.isEmpty, let presentation = globals.presentation else { return [] }
+        _ = wl_display_dispatch_queue_pending(display, queue)
+        var out: [LateScreenTime] = []
+        var answered = 0
+        for a in awaited {
+            if case .pending = a.feedback.state { break }
+            answered += 1
+            a.feedback.destroy()
+            guard case .presented(let seconds, let flags) = a.feedback.state else {
+                feedbackCounts.discarded += 1
+                out += order.answered(serial: a.serial, shownAt: nil)
+                continue
+            }
+            feedbackCounts.presented += 1
+            flagsSeen |= flags
+            let shown = presentation.monotonicSeconds(seconds)
+            if let shown, shownAfterCommit.count < 100_000 { shownAfterCommit.append((shown - a.committedAt) * 1000) }
+            out += order.answered(serial: a.serial, shownAt: shown)
+        }
+        awaited.removeFirst(answered)
+        return out
+    }
+
+    var timingLines: [String] {
+        guard globals.presentation != nil else { return [] }
+        let c = feedbackCounts
+        var line = "compositor feedback (wp_presentation): \(c.presented) commits shown, \(c.discarded) discarded, "
+            + "\(c.unanswered) never answered; flags seen: " + FrameFeedback.flagText(flagsSeen)
+        let s = shownAfterCommit.sorted()
+        if let p50 = percentile(sorted: s, 0.5), let p99 = percentile(sorted: s, 0.99), let max = s.last {
+            line += "; shown after the commit p50 \(fixed(p50, 1)), p99 \(fixed(p99, 1)), max \(fixed(max, 1)) ms"
+        }
+        return [line]
     }
 
     // MARK: Buffers
@@ -306,20 +383,30 @@ final class ShmBuffer {
     }()
 }
 
-/// What the registry offers: `wl_shm` (bound at version 1) and its pixel formats.
+/// What the registry offers: `wl_shm` (bound at version 1) and its pixel formats, and
+/// `wp_presentation` (version 1) where the compositor has it.
 final class ShmGlobals {
     var shm: OpaquePointer?
     var formats: Set<UInt32> = []
+    var presentation: PresentationClock?
 
     nonisolated(unsafe) static let registryListener: UnsafeMutablePointer<wl_registry_listener> = {
         let l = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
         l.initialize(to: wl_registry_listener(global: { data, registry, name, interface, _ in
-            guard let data, let registry, let interface, String(cString: interface) == "wl_shm" else { return }
+            guard let data, let registry, let interface else { return }
             let me = Unmanaged<ShmGlobals>.fromOpaque(data).takeUnretainedValue()
-            guard me.shm == nil, let bound = wl_registry_bind(registry, name, CWayland_shmInterface(), 1) else { return }
-            let shm = OpaquePointer(bound)
-            me.shm = shm
-            wl_shm_add_listener(shm, ShmGlobals.shmListener, data)
+            switch String(cString: interface) {
+            case "wl_shm":
+                guard me.shm == nil, let bound = wl_registry_bind(registry, name, CWayland_shmInterface(), 1) else { return }
+                let shm = OpaquePointer(bound)
+                me.shm = shm
+                wl_shm_add_listener(shm, ShmGlobals.shmListener, data)
+            case "wp_presentation":
+                guard me.presentation == nil, let bound = wl_registry_bind(registry, name, CWayland_presentation(), 1) else { return }
+                me.presentation = PresentationClock(proxy: OpaquePointer(bound))
+            default:
+                return
+            }
         }, global_remove: { _, _, _ in }))
         return l
     }()
