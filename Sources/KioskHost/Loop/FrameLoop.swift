@@ -356,7 +356,7 @@ final class FrameLoop {
             latency.framePresented(at: at, stamp: .flip)
         } else {
             latency.framePresented(at: returned, stamp: presenter.screenStamp == .flip ? .presented : presenter.screenStamp)
-            if !latency.lastFrameSamples.isEmpty, presenter.presentSerial > 0 {
+            if !latency.lastFrameSamples.isEmpty, presenter.learnsScreenTimesLater {
                 awaitingScreenTime[presenter.presentSerial] = latency.lastFrameSamples
             }
         }

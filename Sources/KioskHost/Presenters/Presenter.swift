@@ -46,6 +46,8 @@ protocol FramePresenter: AnyObject {
     /// How many presents there have been: the serial of the last one (1, 2, …), which a later
     /// screen time names.
     var presentSerial: Int { get }
+    /// Whether screen times come later (`lateScreenTimes`) for the presents from now on.
+    var learnsScreenTimesLater: Bool { get }
     /// Screen times known only after their present returned: the compositor's presentation
     /// feedback (`wp_presentation`), a frame or two later; CLOCK_MONOTONIC seconds, by present
     /// serial, each returned once. Empty for presenters that know none.
@@ -59,6 +61,7 @@ extension FramePresenter {
     var screenStamp: LatencyLedger.ScreenStamp { .presented }
     func finishFlip() -> Double? { nil }
     var presentSerial: Int { 0 }
+    var learnsScreenTimesLater: Bool { false }
     func lateScreenTimes() -> [LateScreenTime] { [] }
     var timingLines: [String] { [] }
 }

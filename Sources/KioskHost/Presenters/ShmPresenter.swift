@@ -67,6 +67,7 @@ final class ShmPresenter: FramePresenter {
     private var damage: [IntRect] = []
     private var rows = OutputRows()
     private(set) var presentSerial = 0
+    var learnsScreenTimesLater: Bool { !closed && globals.presentation != nil }
     /// The commits whose feedback has not come yet, oldest first: serial, commit time
     /// (CLOCK_MONOTONIC seconds), feedback.
     private var awaited: [(serial: Int, committedAt: Double, feedback: FrameFeedback)] = []
@@ -106,6 +107,7 @@ final class ShmPresenter: FramePresenter {
             wl_proxy_wrapper_destroy(wrapper)
         }
         guard let shm = globals.shm else {
+            globals.presentation?.destroy()
             wl_event_queue_destroy(queue)
             return nil
         }
@@ -230,6 +232,8 @@ final class ShmPresenter: FramePresenter {
             }
             feedbackCounts.presented += 1
             flagsSeen |= flags
+            // Nil only if the compositor never named its clock: then the commit is treated as
+            // a discarded one (the next commit shown gives it its time).
             let shown = presentation.monotonicSeconds(seconds)
             if let shown, shownAfterCommit.count < 100_000 { shownAfterCommit.append((shown - a.committedAt) * 1000) }
             out += order.answered(serial: a.serial, shownAt: shown)
